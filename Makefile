@@ -1,0 +1,78 @@
+# ukcov -- top-level GNU Makefile.
+#
+#   make                  build/libukcov.{a,so}, build/libukcov_cb.a, the tools
+#   make test             every test; the last line is "N passed, N failed"
+#   make bench            the benchmark (see bench/README.md)
+#   make install PREFIX=/usr/local DESTDIR=
+#   make compile_commands.json
+#
+# Each part of the tree keeps its rules in its own .mk file, included below.
+
+PREFIX     ?= /usr/local
+EXEC_PREFIX ?= $(PREFIX)
+LIBDIR     ?= $(EXEC_PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+BINDIR     ?= $(EXEC_PREFIX)/bin
+MANDIR     ?= $(PREFIX)/share/man
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+DESTDIR    ?=
+INSTALL    ?= install
+
+CC     ?= cc
+ifeq ($(origin CC),default)
+CC := gcc
+endif
+B      := build
+TOP    := $(abspath .)
+
+VERSION   := 0.1.0
+SOMAJOR   := 0
+
+# The runtime is never instrumented: whatever the user's CFLAGS say, the
+# library objects get these flags and no -fsanitize-coverage.
+WARN      := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+LIB_CFLAGS := -std=gnu11 -O2 -g -fPIC -fvisibility=hidden \
+              -ftls-model=initial-exec -fno-sanitize=all \
+              -fno-stack-protector -fno-omit-frame-pointer \
+              -D_GNU_SOURCE -Iinclude -Ilib $(WARN)
+LIB_LDLIBS := -lpthread
+
+.PHONY: all lib tools test check bench install uninstall clean
+all: lib tools
+
+include lib/lib.mk
+-include tools/tools.mk
+-include tests/tests.mk
+-include bench/bench.mk
+-include man/man.mk
+
+check: test
+
+$(B):
+	@mkdir -p $@
+
+clean:
+	rm -rf $(B) compile_commands.json
+
+compile_commands.json:
+	$(MAKE) clean
+	bear -- $(MAKE) all
+
+install: all
+	$(INSTALL) -d $(DESTDIR)$(INCLUDEDIR)/ukcov/linux $(DESTDIR)$(INCLUDEDIR)/ukcov/freebsd \
+	    $(DESTDIR)$(INCLUDEDIR)/ukcov/netbsd $(DESTDIR)$(INCLUDEDIR)/ukcov/openbsd \
+	    $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(BINDIR)
+	$(INSTALL) -m 644 include/ukcov/*.h $(DESTDIR)$(INCLUDEDIR)/ukcov/
+	for os in linux freebsd netbsd openbsd; do \
+	    $(INSTALL) -m 644 include/ukcov/$$os/kcov.h $(DESTDIR)$(INCLUDEDIR)/ukcov/$$os/; done
+	$(INSTALL) -m 644 $(B)/libukcov.a $(B)/libukcov_cb.a $(DESTDIR)$(LIBDIR)/
+	$(INSTALL) -m 755 $(B)/libukcov.so.$(VERSION) $(DESTDIR)$(LIBDIR)/
+	ln -sf libukcov.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libukcov.so.$(SOMAJOR)
+	lib/gen-ldscript.sh $(LIBDIR) > $(DESTDIR)$(LIBDIR)/libukcov.so
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
+	    lib/ukcov.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/ukcov.pc
+	$(MAKE) --no-print-directory install-extra
+
+.PHONY: install-extra
+install-extra:: ;

@@ -1,0 +1,77 @@
+/*
+ * <ukcov/kcov.h> -- the native ukcov API: kcov descriptors in user space.
+ *
+ * A ukcov descriptor is a file descriptor that stands for one of the
+ * kernels' kcov devices (Linux, FreeBSD, NetBSD, OpenBSD).  It is driven
+ * with that OS's ioctl requests (see <ukcov/linux/kcov.h> and friends),
+ * mapped with plain mmap(2), and it follows that OS's errno rules.  Code
+ * compiled with -fsanitize-coverage=trace-pc and/or trace-cmp and linked
+ * with libukcov records into the descriptor that the calling thread
+ * enabled.
+ *
+ * Both functions return like the system calls they imitate: 0 (or a file
+ * descriptor) on success, -1 with errno set on failure.
+ */
+#ifndef UKCOV_KCOV_H_5172
+#define UKCOV_KCOV_H_5172
+
+#include <stdint.h>
+
+#if defined(__GNUC__)
+#define UKCOV_API __attribute__((visibility("default")))
+#else
+#define UKCOV_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define UKCOV_VERSION_MAJOR 0
+#define UKCOV_VERSION_MINOR 1
+#define UKCOV_VERSION_PATCH 0
+#define UKCOV_VERSION_STRING "0.1.0"
+
+/* Flavors: which kernel's kcov device a descriptor imitates. */
+#define UKCOV_LINUX   1
+#define UKCOV_FREEBSD 2
+#define UKCOV_NETBSD  3
+#define UKCOV_OPENBSD 4
+
+/*
+ * Beyond the kernels: the number of records dropped because the buffer
+ * was full, since the last UKCOV_IOC_DROPPED or since the descriptor was
+ * enabled.  The call clears the count.  Accepted by every flavor, from
+ * any thread or process that holds the descriptor; the argument is a
+ * pointer to a uint64_t.  Encoded as _IOR('U', 0x01, uint64_t).
+ */
+#define UKCOV_IOC_DROPPED 0x80085501UL
+
+/*
+ * Open a new descriptor of the given flavor.  Like open(2) without
+ * O_CLOEXEC: the descriptor survives exec.  Returns the file descriptor,
+ * or -1 with errno EINVAL (unknown flavor), EMFILE/ENFILE or ENOMEM.
+ */
+UKCOV_API int ukcov_open(int flavor);
+
+/*
+ * Issue a kcov request on a ukcov descriptor, with the argument
+ * convention of the descriptor's OS: Linux and FreeBSD pass integers by
+ * value, NetBSD and OpenBSD pass pointers.  Returns 0, or -1 with exactly
+ * the errno the OS returns for the same transition.  A file descriptor
+ * that is not open gets EBADF; one that is not a ukcov descriptor gets
+ * ENOTTY.
+ */
+UKCOV_API int ukcov_ioctl(int fd, unsigned long request, ...);
+
+/* The flavor of a ukcov descriptor (UKCOV_LINUX ...), 0 while a /dev/kcov
+ * descriptor has not been decided yet, or -1 with errno (EBADF, ENOTTY). */
+UKCOV_API int ukcov_flavor(int fd);
+
+/* The library's version string, e.g. "0.1.0". */
+UKCOV_API const char *ukcov_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* UKCOV_KCOV_H_5172 */

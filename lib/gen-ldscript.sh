@@ -1,0 +1,9 @@
+#!/bin/sh
+# Print the libukcov.so linker script for the library directory $1.
+# "-lukcov" then links the callbacks (libukcov_cb.a) into the executable and
+# the rest of the runtime from the shared object, the way glibc's libc.so
+# script pulls in libc_nonshared.a.
+dir=$1
+echo "/* GNU ld script: the __sanitizer_cov_* callbacks are linked statically,"
+echo "   so instrumented code calls them directly; the runtime is shared. */"
+echo "INPUT ( $dir/libukcov_cb.a $dir/libukcov.so.0 )"

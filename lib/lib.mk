@@ -1,0 +1,45 @@
+# lib/lib.mk -- libukcov: the runtime.
+#
+# Three artefacts come from one set of objects (all -fPIC, initial-exec TLS):
+#   build/libukcov.a        everything, for static links (TLS relaxes to local-exec)
+#   build/libukcov.so.$(VERSION) the shared runtime, soname libukcov.so.$(SOMAJOR)
+#   build/libukcov_cb.a     only the __sanitizer_cov_* callbacks
+#   build/libukcov.so       a linker script: INPUT(libukcov_cb.a libukcov.so.0)
+# The linker script makes "-lukcov" link the callbacks into the executable
+# itself, so an instrumented call never goes through the PLT; the thread
+# state they read lives in libukcov.so and is reached with initial-exec
+# TLS (no __tls_get_addr).  See docs/DESIGN.md.
+
+LIB_SRCS  := $(filter-out lib/callbacks.c,$(wildcard lib/*.c))
+LIB_OBJS  := $(patsubst lib/%.c,$(B)/lib/%.o,$(LIB_SRCS))
+CB_OBJS   := $(B)/lib/callbacks.o
+LIB_HDRS  := $(wildcard include/ukcov/*.h include/ukcov/*/*.h lib/*.h)
+
+lib: $(B)/libukcov.a $(B)/libukcov_cb.a $(B)/libukcov.so $(B)/pkgconfig/ukcov.pc
+
+$(B)/lib/%.o: lib/%.c $(LIB_HDRS) | $(B)
+	@mkdir -p $(dir $@)
+	$(CC) $(LIB_CFLAGS) -c $< -o $@
+
+$(B)/libukcov.a: $(LIB_OBJS) $(CB_OBJS)
+	rm -f $@ && ar rcs $@ $^
+
+$(B)/libukcov_cb.a: $(CB_OBJS)
+	rm -f $@ && ar rcs $@ $^
+
+$(B)/libukcov.so.$(VERSION): $(LIB_OBJS) $(CB_OBJS) lib/libukcov.map
+	$(CC) -shared -Wl,-soname,libukcov.so.$(SOMAJOR) \
+	    -Wl,--version-script=lib/libukcov.map -Wl,-z,now \
+	    $(LIB_OBJS) $(CB_OBJS) $(LIB_LDLIBS) -o $@
+
+$(B)/libukcov.so.$(SOMAJOR): $(B)/libukcov.so.$(VERSION)
+	ln -sf libukcov.so.$(VERSION) $@
+
+$(B)/libukcov.so: $(B)/libukcov.so.$(SOMAJOR) $(B)/libukcov_cb.a lib/gen-ldscript.sh
+	lib/gen-ldscript.sh $(TOP)/$(B) > $@
+
+# An in-tree pkg-config file, so tests and examples build the way users do.
+$(B)/pkgconfig/ukcov.pc: lib/ukcov.pc.in | $(B)
+	@mkdir -p $(dir $@)
+	sed -e 's|@PREFIX@|$(TOP)|' -e 's|@LIBDIR@|$(TOP)/$(B)|' \
+	    -e 's|@INCLUDEDIR@|$(TOP)/include|' -e 's|@VERSION@|$(VERSION)|' $< > $@

@@ -1,0 +1,33 @@
+#!/bin/sh
+# Run every test suite in tests/suites.d (in name order) and print one
+# closing line "N passed, N failed" that sums them.
+#
+# A suite is an executable script run from the top of the tree with the
+# build directory in $B.  It prints what it likes, and as its last line
+# "N passed, N failed" for its own tests.  A suite that exits non-zero
+# without such a line counts as one failed test.
+B=${B:-build}
+export B
+total_pass=0
+total_fail=0
+for suite in tests/suites.d/*.sh; do
+    [ -x "$suite" ] || continue
+    name=$(basename "$suite" .sh)
+    echo "=== suite $name"
+    out=$(mktemp)
+    "$suite" 2>&1 | tee "$out"
+    rc=$?
+    line=$(grep -E '^([A-Za-z-]+: )?[0-9]+ passed, [0-9]+ failed' "$out" | tail -n 1)
+    rm -f "$out"
+    if [ -n "$line" ]; then
+        p=$(echo "$line" | sed -E 's/^([A-Za-z-]+: )?([0-9]+) passed, ([0-9]+) failed.*/\2/')
+        f=$(echo "$line" | sed -E 's/^([A-Za-z-]+: )?([0-9]+) passed, ([0-9]+) failed.*/\3/')
+    else
+        echo "suite $name printed no summary line"
+        p=0 f=1
+    fi
+    total_pass=$((total_pass + p))
+    total_fail=$((total_fail + f))
+done
+echo "$total_pass passed, $total_fail failed"
+[ "$total_fail" -eq 0 ]

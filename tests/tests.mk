@@ -1,0 +1,10 @@
+# tests/tests.mk -- "make test" builds everything, then runs every suite in
+# tests/suites.d through tests/run-all.sh, which prints the closing line
+# "N passed, N failed".  Suites add their build prerequisites to the
+# double-colon target test-prep.
+
+.PHONY: test test-prep
+test-prep:: all
+
+test: test-prep
+	B=$(B) tests/run-all.sh
