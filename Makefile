@@ -33,7 +33,7 @@ SOMAJOR   := 0
 WARN      := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 LIB_CFLAGS := -std=gnu11 -O2 -g -fPIC -fvisibility=hidden \
               -ftls-model=initial-exec -fno-sanitize=all \
-              -fno-stack-protector -fno-omit-frame-pointer \
+              -fno-stack-protector \
               -D_GNU_SOURCE -Iinclude -Ilib $(WARN)
 LIB_LDLIBS := -lpthread
 

@@ -24,7 +24,11 @@ $(B)/lib/%.o: lib/%.c $(LIB_HDRS) | $(B)
 $(B)/libukcov.a: $(LIB_OBJS) $(CB_OBJS)
 	rm -f $@ && ar rcs $@ $^
 
-$(B)/libukcov_cb.a: $(CB_OBJS)
+$(B)/lib/callbacks-only.o: lib/callbacks.c $(LIB_HDRS) | $(B)
+	@mkdir -p $(dir $@)
+	$(CC) $(LIB_CFLAGS) -DUKCOV_CALLBACKS_ONLY -c $< -o $@
+
+$(B)/libukcov_cb.a: $(B)/lib/callbacks-only.o
 	rm -f $@ && ar rcs $@ $^
 
 $(B)/libukcov.so.$(VERSION): $(LIB_OBJS) $(CB_OBJS) lib/libukcov.map

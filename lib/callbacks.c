@@ -1,0 +1,199 @@
+/*
+ * lib/callbacks.c -- the __sanitizer_cov_* callbacks that gcc and clang
+ * emit for -fsanitize-coverage=trace-pc,trace-cmp.
+ *
+ * These run billions of times.  With tracing off a callback is one TLS
+ * load, one compare and a return.  With tracing on it appends one record
+ * the way the kernels do (Linux __sanitizer_cov_trace_pc and
+ * write_comp_data): word 0 counts records; the record is written first
+ * and the count published with a release store, so a reader that
+ * acquire-loads the count sees only whole records.  The count lives in
+ * memory the user may scribble on: it is read once and bounded against
+ * the capacity the runtime recorded itself (never one in the buffer).
+ *
+ * This file is compiled into libukcov_cb.a, which "-lukcov" links into
+ * the executable, so instrumented code calls these directly, not
+ * through the PLT.  Keep every callback in this one object: clang links
+ * weak no-op cmp callbacks from its ubsan runtime when it drives the
+ * link with -fsanitize-coverage, and only a strong definition pulled in
+ * for __sanitizer_cov_trace_pc overrides them.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "internal.h"
+#include <ukcov/linux/kcov.h>
+#include <ukcov/sancov.h>
+
+#define CALLBACK UKCOV_EXPORT __attribute__((hot))
+#define RET_IP() ((uint64_t)(uintptr_t)__builtin_return_address(0))
+
+/* A static link must bring the rest of the runtime (constructor,
+ * interposers) along with the callbacks.  The copy in libukcov_cb.a
+ * goes with libukcov.so, which has the runtime already. */
+#ifndef UKCOV_CALLBACKS_ONLY
+__attribute__((used)) static const char *const ukcov_anchor_ref =
+	&ukcov__runtime_anchor;
+#endif
+
+/* Only the owner thread writes its descriptor's drop count, so a plain
+ * increment published with a relaxed store is enough. */
+static inline void count_drop(struct ukcov_thread *t, uint64_t n)
+{
+	uint64_t *d = t->drops;
+
+	__atomic_store_n(d, __atomic_load_n(d, __ATOMIC_RELAXED) + n,
+			 __ATOMIC_RELAXED);
+}
+
+CALLBACK void __sanitizer_cov_trace_pc(void)
+{
+	struct ukcov_thread *t = &__ukcov_thread;
+	uint64_t *area = __atomic_load_n(&t->pc_area, __ATOMIC_RELAXED);
+	uint64_t n;
+
+	if (likely(area == NULL))
+		return;
+	n = __atomic_load_n(&area[0], __ATOMIC_RELAXED);
+	if (likely(n < t->pc_cap)) {
+		area[n + 1] = RET_IP();
+		__atomic_store_n(&area[0], n + 1, __ATOMIC_RELEASE);
+	} else {
+		count_drop(t, 1);
+	}
+}
+
+/* One {type, arg1, arg2, pc} record; 4 x u64 as in every kernel. */
+static inline __attribute__((always_inline)) void
+cmp_record(struct ukcov_thread *t, uint64_t *area, uint64_t type,
+	   uint64_t arg1, uint64_t arg2, uint64_t pc)
+{
+	uint64_t n = __atomic_load_n(&area[0], __ATOMIC_RELAXED);
+	uint64_t *rec;
+
+	if (unlikely(n >= t->cmp_cap)) {
+		count_drop(t, 1);
+		return;
+	}
+	rec = &area[1 + n * 4];
+	rec[0] = type;
+	rec[1] = arg1;
+	rec[2] = arg2;
+	rec[3] = pc;
+	__atomic_store_n(&area[0], n + 1, __ATOMIC_RELEASE);
+}
+
+static inline __attribute__((always_inline)) void
+trace_cmp(uint64_t type, uint64_t arg1, uint64_t arg2, uint64_t pc)
+{
+	struct ukcov_thread *t = &__ukcov_thread;
+	uint64_t *area = __atomic_load_n(&t->cmp_area, __ATOMIC_RELAXED);
+
+	if (likely(area == NULL))
+		return;
+	cmp_record(t, area, type, arg1, arg2, pc);
+}
+
+#define SZ(log2) KCOV_CMP_SIZE(log2)
+#define CONST KCOV_CMP_CONST
+
+CALLBACK void __sanitizer_cov_trace_cmp1(uint8_t a, uint8_t b)
+{
+	trace_cmp(SZ(0), a, b, RET_IP());
+}
+
+CALLBACK void __sanitizer_cov_trace_cmp2(uint16_t a, uint16_t b)
+{
+	trace_cmp(SZ(1), a, b, RET_IP());
+}
+
+CALLBACK void __sanitizer_cov_trace_cmp4(uint32_t a, uint32_t b)
+{
+	trace_cmp(SZ(2), a, b, RET_IP());
+}
+
+CALLBACK void __sanitizer_cov_trace_cmp8(uint64_t a, uint64_t b)
+{
+	trace_cmp(SZ(3), a, b, RET_IP());
+}
+
+/* Both compilers pass the compile-time constant first (clang
+ * SanitizerCoverage.rst; gcc sancov.cc); the kernels record it as arg1. */
+CALLBACK void __sanitizer_cov_trace_const_cmp1(uint8_t c, uint8_t v)
+{
+	trace_cmp(SZ(0) | CONST, c, v, RET_IP());
+}
+
+CALLBACK void __sanitizer_cov_trace_const_cmp2(uint16_t c, uint16_t v)
+{
+	trace_cmp(SZ(1) | CONST, c, v, RET_IP());
+}
+
+CALLBACK void __sanitizer_cov_trace_const_cmp4(uint32_t c, uint32_t v)
+{
+	trace_cmp(SZ(2) | CONST, c, v, RET_IP());
+}
+
+CALLBACK void __sanitizer_cov_trace_const_cmp8(uint64_t c, uint64_t v)
+{
+	trace_cmp(SZ(3) | CONST, c, v, RET_IP());
+}
+
+/* gcc only: floating-point compares.  No kernel has these; the record
+ * carries the operands' bit patterns with the size of the type. */
+CALLBACK void __sanitizer_cov_trace_cmpf(float a, float b)
+{
+	uint32_t x, y;
+
+	memcpy(&x, &a, sizeof(x));
+	memcpy(&y, &b, sizeof(y));
+	trace_cmp(SZ(2), x, y, RET_IP());
+}
+
+CALLBACK void __sanitizer_cov_trace_cmpd(double a, double b)
+{
+	uint64_t x, y;
+
+	memcpy(&x, &a, sizeof(x));
+	memcpy(&y, &b, sizeof(y));
+	trace_cmp(SZ(3), x, y, RET_IP());
+}
+
+/*
+ * cases[0] = number of case values, cases[1] = width in bits, then the
+ * values.  One CONST record per case {case value, val}, as Linux does.
+ * gcc sign-extends narrow values and clang zero-extends them; both are
+ * truncated to the switch's width here so that the records of both
+ * compilers agree with each other and with the cmpN callbacks
+ * (docs/DESIGN.md, "Deliberate differences").  A width other than
+ * 8/16/32/64 is ignored, as in Linux.
+ */
+static __attribute__((noinline)) void
+trace_switch_records(struct ukcov_thread *t, uint64_t *area, uint64_t val,
+		     const uint64_t *cases, uint64_t pc)
+{
+	uint64_t type, mask, i;
+
+	switch (cases[1]) {
+	case 8:  type = SZ(0); mask = 0xffULL; break;
+	case 16: type = SZ(1); mask = 0xffffULL; break;
+	case 32: type = SZ(2); mask = 0xffffffffULL; break;
+	case 64: type = SZ(3); mask = ~0ULL; break;
+	default: return;
+	}
+	for (i = 0; i < cases[0]; i++)
+		cmp_record(t, area, type | CONST, cases[i + 2] & mask,
+			   val & mask, pc);
+}
+
+CALLBACK void __sanitizer_cov_trace_switch(uint64_t val, uint64_t *cases)
+{
+	struct ukcov_thread *t = &__ukcov_thread;
+	uint64_t *area = __atomic_load_n(&t->cmp_area, __ATOMIC_RELAXED);
+
+	/* Check "tracing?" once, before the per-case loop: sqlite's VDBE
+	 * switch has ~118 cases (reference/perf.md: 5.8x vs 3.3x). */
+	if (likely(area == NULL))
+		return;
+	trace_switch_records(t, area, val, cases, RET_IP());
+}

@@ -1,0 +1,82 @@
+/*
+ * lib/init.c -- the runtime's constructor: hooks for thread exit, fork
+ * and process exit, and the takeover of descriptors inherited across
+ * exec.
+ *
+ * Instrumented constructors may run before this one; the callbacks
+ * tolerate that (zeroed TLS reads as "tracing off").
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+/* callbacks.c refers to this, so that a static link of the callbacks
+ * brings this object, and with it the interposers, along. */
+const char ukcov__runtime_anchor = 1;
+
+/* The owner of a RUNNING descriptor is this process: either our thread
+ * (tid == pid after exec) or the thread that marked itself before exec.
+ * Any other owner thread of this pid was killed by the exec. */
+static void takeover_desc(struct ukcov_desc *d, int fd)
+{
+	struct ukcov_cb *cb = d->cb;
+	int32_t me = (int32_t)ukcov__gettid();
+
+	if (ukcov__cb_lock(cb) != 0)
+		return;
+	if (cb->state != UKCOV_ST_RUNNING || cb->owner_pid != (int32_t)getpid()) {
+		ukcov__cb_unlock(cb);
+		return;
+	}
+	if ((cb->owner_tid == me || (cb->exec_tid && cb->owner_tid == cb->exec_tid))
+	    && !__ukcov_thread.owned && ukcov__map_buffer(d, fd) == 0) {
+		cb->owner_tid = me;
+		cb->exec_tid = 0;
+		cb->owner_start = ukcov__self_start_time();
+		ukcov__thread_arm(&__ukcov_thread, d, cb->mode);
+	} else {
+		ukcov__release_owner_locked(cb);
+	}
+	ukcov__cb_unlock(cb);
+}
+
+/* Find the ukcov descriptors this process inherited: register them,
+ * take the holder lock, and resume tracing where the old image left
+ * off. */
+void ukcov__takeover_scan(void)
+{
+	DIR *dir = opendir("/proc/self/fd");
+	struct dirent *e;
+	struct ukcov_desc *d;
+	int fd, dfd, armed = 0;
+
+	if (!dir)
+		return;
+	dfd = dirfd(dir);
+	pthread_mutex_lock(&ukcov__proc_lock);
+	while ((e = readdir(dir)) != NULL) {
+		fd = atoi(e->d_name);
+		if (e->d_name[0] < '0' || e->d_name[0] > '9' || fd == dfd)
+			continue;
+		if (ukcov__fd_looks_like_ukcov(fd) <= 0)
+			continue;
+		d = ukcov__fd_register_locked(fd);
+		if (!d)
+			continue;
+		takeover_desc(d, fd);
+		armed |= __ukcov_thread.owned == d;
+	}
+	pthread_mutex_unlock(&ukcov__proc_lock);
+	closedir(dir);
+	if (armed)
+		ukcov__modules_snapshot();
+}
+
+__attribute__((constructor(101))) static void ukcov_init(void)
+{
+	ukcov__threads_init();
+	ukcov__takeover_scan();
+}

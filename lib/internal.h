@@ -1,0 +1,232 @@
+/*
+ * lib/internal.h -- libukcov's internal interfaces.  Nothing here is API.
+ *
+ * A ukcov descriptor is a memfd.  Offset 0 holds the user-visible buffer
+ * (word 0 = record count, then records); a control block at the fixed
+ * offset UKCOV_CB_OFF holds the state that every process holding the
+ * descriptor shares, the way every holder of a kernel file description
+ * shares one struct kcov.  See docs/DESIGN.md for the whole picture.
+ */
+#ifndef UKCOV_INTERNAL_H
+#define UKCOV_INTERNAL_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include <ukcov/kcov.h>
+
+#define UKCOV_HIDDEN __attribute__((visibility("hidden")))
+#define UKCOV_EXPORT __attribute__((visibility("default")))
+#define likely(x)   __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+
+/* Layout of the memfd.  The largest buffer any flavor accepts is Linux's
+ * INT_MAX/8 entries (2 GiB), so the control block sits above 4 GiB in a
+ * sparse file.  The byte after it carries the holders' POSIX locks. */
+#define UKCOV_CB_OFF    (1ULL << 32)
+#define UKCOV_CB_SIZE   4096ULL
+#define UKCOV_LOCK_OFF  (UKCOV_CB_OFF + UKCOV_CB_SIZE)
+#define UKCOV_FILE_SIZE (UKCOV_LOCK_OFF + 4096ULL)
+#define UKCOV_MAGIC     0x31766f636b75ULL	/* "ukcov1" */
+#define UKCOV_MEMFD_NAME "ukcov"
+
+/* Descriptor states; each OS names them differently (docs/DESIGN.md):
+ *   Linux DISABLED/INIT/TRACE, FreeBSD OPEN/READY/RUNNING/DYING,
+ *   NetBSD !buf/buf/enabled, OpenBSD NONE/READY/TRACE/DYING. */
+enum ukcov_state {
+	UKCOV_ST_OPEN = 0,	/* no buffer yet */
+	UKCOV_ST_READY,		/* buffer set, not enabled */
+	UKCOV_ST_RUNNING,	/* enabled by exactly one thread */
+	UKCOV_ST_DYING,		/* last close while running (FreeBSD, OpenBSD) */
+};
+
+/* What an enabled thread records. */
+enum ukcov_mode {
+	UKCOV_MODE_NONE = 0,	/* NetBSD KCOV_MODE_NONE: enabled, records nothing */
+	UKCOV_MODE_PC,
+	UKCOV_MODE_CMP,
+};
+
+/*
+ * The control block: one per descriptor, shared by every process that
+ * holds it (MAP_SHARED at UKCOV_CB_OFF).
+ *
+ *            SETBUFSIZE          ENABLE
+ *     OPEN ------------> READY ----------> RUNNING
+ *                          ^ <------------- | |
+ *                          |  DISABLE,      | | last close
+ *                          |  thread exit,  | | (FreeBSD, OpenBSD)
+ *                          |  owner dead    | v
+ *                          |              DYING (tracing stopped;
+ *                          |                     nobody holds an fd)
+ *
+ * Locking: [I] immutable once the block is published (magic set);
+ *          [M] under lock, a process-shared robust mutex: a holder
+ *              killed inside it leaves EOWNERDEAD, and the state it
+ *              guards is consistent at every store;
+ *          [F] set once under lock, then read without it;
+ *          [W] written only by the owner thread, read with atomics.
+ */
+struct ukcov_cb {
+	uint64_t magic;			/* [I] UKCOV_MAGIC, stored last */
+	uint32_t layout;		/* [I] sizeof(struct ukcov_cb) */
+	int32_t flavor;			/* [F] UKCOV_LINUX..., 0 undecided */
+	pthread_mutex_t lock;
+	int32_t state;			/* [M] enum ukcov_state */
+	int32_t mode;			/* [M] enum ukcov_mode while RUNNING */
+	uint64_t entries;		/* [F] buffer size in 8-byte entries */
+	uint64_t bytes;			/* [F] page-rounded buffer size */
+	int32_t owner_pid;		/* [M] process of the enabled thread */
+	int32_t owner_tid;		/* [M] the enabled thread */
+	uint64_t owner_start;		/* [M] owner process start time */
+	int32_t exec_tid;		/* [M] owner thread now inside exec */
+	int32_t pad;
+	uint64_t drops;			/* [W] records dropped, monotonic */
+	uint64_t drops_read;		/* [M] drops already reported */
+};
+
+/*
+ * Per-process view of one descriptor (one memfd inode), shared by the
+ * process's fds that refer to it.  All fields under ukcov__proc_lock.
+ */
+struct ukcov_desc {
+	dev_t dev;
+	ino_t ino;
+	struct ukcov_cb *cb;		/* this process's mapping of the block */
+	uint64_t *buf;			/* runtime's own mapping of the buffer */
+	size_t buf_len;
+	int nfds;			/* fds of this process referring to it */
+	int ntracers;			/* threads of this process armed on buf */
+	struct ukcov_desc *next;
+};
+
+/*
+ * Per-thread state.  The first fields are what the callbacks read: one
+ * TLS load and one compare when tracing is off.  A pointer is non-NULL
+ * only while this thread records in that mode and is not inside a
+ * signal handler.  The hot fields are written by the thread itself, or
+ * cleared (only) by another thread of the process that stops it.
+ */
+struct ukcov_thread {
+	uint64_t *pc_area;		/* hot: PC buffer, or NULL */
+	uint64_t *cmp_area;		/* hot: CMP buffer, or NULL */
+	uint64_t pc_cap;		/* hot: PC records that fit */
+	uint64_t cmp_cap;		/* hot: CMP records that fit */
+	uint64_t *drops;		/* hot (cold path): &cb->drops */
+	/* Below: never read by callbacks. */
+	struct ukcov_desc *owned;	/* descriptor this thread enabled */
+	int mode;			/* its enum ukcov_mode */
+	int sig_depth;			/* nesting of signal handlers */
+	int registered;			/* on the process's thread list */
+	pid_t tid;
+	struct ukcov_thread *next;
+	struct ukcov_thread *prev;
+};
+
+/* Defined in thread.c; exported from libukcov.so so that the callbacks
+ * linked into an executable from libukcov_cb.a reach it with
+ * initial-exec TLS. */
+extern __thread struct ukcov_thread __ukcov_thread
+	__attribute__((tls_model("initial-exec"), visibility("default")));
+
+/* ---- callbacks.c ---- */
+/* Referenced by callbacks.c so that a static link pulls in the runtime. */
+extern const char ukcov__runtime_anchor;
+
+/* ---- thread.c ---- */
+extern pthread_mutex_t ukcov__proc_lock;
+pid_t ukcov__gettid(void);
+uint64_t ukcov__self_start_time(void);
+void ukcov__thread_arm(struct ukcov_thread *t, struct ukcov_desc *d, int mode);
+void ukcov__thread_disarm(struct ukcov_thread *t);
+void ukcov__thread_rearm_hot(struct ukcov_thread *t);
+void ukcov__stop_local_owner(struct ukcov_desc *d, pid_t tid);
+void ukcov__threads_init(void);
+
+/* ---- desc.c: the state machine (transitions under cb->lock) ---- */
+int ukcov__cb_lock(struct ukcov_cb *cb);
+void ukcov__cb_unlock(struct ukcov_cb *cb);
+int ukcov__owner_alive(const struct ukcov_cb *cb);
+void ukcov__reap_dead_owner_locked(struct ukcov_cb *cb);
+int ukcov__owned_by_me_locked(const struct ukcov_cb *cb);
+int ukcov__setbuf_locked(struct ukcov_desc *d, int fd, uint64_t entries);
+int ukcov__enable_locked(struct ukcov_desc *d, int fd, int mode);
+void ukcov__disable_locked(struct ukcov_desc *d);
+void ukcov__release_owner_locked(struct ukcov_cb *cb);
+void ukcov__die_locked(struct ukcov_desc *d);
+int ukcov__map_buffer(struct ukcov_desc *d, int fd);
+uint64_t ukcov__take_drops_locked(struct ukcov_cb *cb);
+int ukcov__cb_init(int fd, int flavor);
+struct ukcov_cb *ukcov__cb_map(int fd);
+int ukcov__fd_looks_like_ukcov(int fd);
+
+/* ---- fdtab.c: which fds of this process are ukcov descriptors ---- */
+#define UKCOV_FDMAP_SIZE 65536
+struct ukcov_desc *ukcov__fd_desc(int fd);	/* lock-free fast lookup */
+struct ukcov_desc *ukcov__fd_lookup(int fd);	/* registers on first sight */
+struct ukcov_desc *ukcov__fd_register_locked(int fd);
+void ukcov__fd_dup_locked(int oldfd, int newfd);
+void ukcov__fd_forget_locked(int fd);
+int ukcov__fd_last_holder(int fd);
+void ukcov__fd_hold(int fd);
+void ukcov__desc_put_locked(struct ukcov_desc *d);
+int ukcov__desc_any_fd_locked(const struct ukcov_desc *d);
+void ukcov__fdtab_after_fork_child(void);
+void ukcov__fdtab_for_each_locked(void (*fn)(struct ukcov_desc *, int fd));
+
+/* ---- os_*.c: one table per kernel ---- */
+struct ukcov_os {
+	int flavor;
+	const char *name;
+	/* Returns 0 or -errno; arg is the raw third ioctl argument. */
+	int (*ioctl)(struct ukcov_desc *d, int fd, unsigned long req,
+		     unsigned long arg);
+	/* Returns 0 or -errno; may rewrite *off (FreeBSD forces 0). */
+	int (*mmap_check)(const struct ukcov_cb *cb, size_t len, int prot,
+			  int flags, off_t *off);
+	/* The last fd of the descriptor is being closed (cb locked). */
+	void (*last_close_locked)(struct ukcov_desc *d);
+};
+extern const struct ukcov_os ukcov__os_linux, ukcov__os_freebsd,
+	ukcov__os_netbsd, ukcov__os_openbsd;
+const struct ukcov_os *ukcov__os(int flavor);
+int ukcov__flavor_for_request(unsigned long req);
+int ukcov__ioctl_common(struct ukcov_desc *d, unsigned long req,
+			unsigned long arg, int *handled);
+int ukcov__copyin(void *dst, const void *src, size_t n);
+int ukcov__copyout(void *dst, const void *src, size_t n);
+
+/* ---- api.c ---- */
+int ukcov__open_desc(int flavor, int cloexec);
+int ukcov__do_ioctl(int fd, unsigned long req, unsigned long arg);
+void *ukcov__do_mmap(struct ukcov_desc *d, void *addr, size_t len, int prot,
+		     int flags, int fd, off_t off);
+int ukcov__device_flavor(const char *path);
+
+/* ---- real.c: the libc functions the interposers forward to ---- */
+int ukcov__real_open(const char *path, int flags, mode_t mode);
+int ukcov__real_openat(int dirfd, const char *path, int flags, mode_t mode);
+int ukcov__real_close(int fd);
+int ukcov__real_ioctl(int fd, unsigned long req, unsigned long arg);
+int ukcov__real_dup(int fd);
+int ukcov__real_dup3(int oldfd, int newfd, int flags);
+int ukcov__real_fcntl(int fd, int cmd, unsigned long arg);
+void *ukcov__real_mmap(void *addr, size_t len, int prot, int flags, int fd,
+		       off_t off);
+int ukcov__real_sigaction(int sig, const void *act, void *oact);
+int ukcov__real_close_range(unsigned first, unsigned last, int flags);
+
+/* ---- exec.c / init.c ---- */
+void ukcov__exec_prepare(void);
+void ukcov__exec_failed(void);
+void ukcov__takeover_scan(void);
+
+/* ---- signals.c ---- */
+void ukcov__signals_after_fork_child(void);
+
+/* ---- modules.c (the tool's module table) ---- */
+void ukcov__modules_snapshot(void);
+
+#endif /* UKCOV_INTERNAL_H */

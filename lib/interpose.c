@@ -1,0 +1,363 @@
+/*
+ * lib/interpose.c -- libc entry points that serve unmodified kcov
+ * programs: open() of the device paths, ioctl(), mmap(), and the calls
+ * that change which fds refer to a descriptor (close, dup*, fcntl
+ * F_DUPFD, close_range, closefrom).
+ *
+ * An fd that is not a ukcov descriptor costs one array load before the
+ * call goes on to libc untouched.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "requests.h"
+
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+
+/* ---- open ---- */
+
+/* UKCOV_DEVICE=ukcov always serves the device paths, =kernel never;
+ * by default ukcov serves them only where the kernel has no kcov. */
+static int serve_device(int dirfd, const char *path, int flags, mode_t mode,
+			int *fd)
+{
+	const char *policy = getenv("UKCOV_DEVICE");
+	int real;
+
+	if (policy && strcmp(policy, "kernel") == 0)
+		return 0;
+	if (!policy || strcmp(policy, "ukcov") != 0) {
+		real = ukcov__real_openat(dirfd, path, flags, mode);
+		if (real >= 0 ||
+		    (errno != ENOENT && errno != ENODEV && errno != ENXIO)) {
+			*fd = real;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static int open_common(int dirfd, const char *path, int flags, mode_t mode)
+{
+	int flavor, fd;
+
+	flavor = ukcov__device_flavor(path);
+	if (likely(flavor == 0) || serve_device(dirfd, path, flags, mode, &fd))
+		return flavor == 0 ? ukcov__real_openat(dirfd, path, flags, mode)
+				   : fd;
+	return ukcov__open_desc(flavor < 0 ? 0 : flavor, flags & O_CLOEXEC);
+}
+
+static mode_t open_mode(int flags, va_list ap)
+{
+	if (flags & (O_CREAT | __O_TMPFILE))
+		return (mode_t)va_arg(ap, int);
+	return 0;
+}
+
+#define OPEN_WRAPPER(name)						\
+	UKCOV_EXPORT int name(const char *path, int flags, ...)		\
+	{								\
+		va_list ap;						\
+		mode_t mode;						\
+		va_start(ap, flags);					\
+		mode = open_mode(flags, ap);				\
+		va_end(ap);						\
+		return open_common(AT_FDCWD, path, flags, mode);	\
+	}
+
+#define OPENAT_WRAPPER(name)						\
+	UKCOV_EXPORT int name(int dirfd, const char *path, int flags, ...) \
+	{								\
+		va_list ap;						\
+		mode_t mode;						\
+		va_start(ap, flags);					\
+		mode = open_mode(flags, ap);				\
+		va_end(ap);						\
+		return open_common(dirfd, path, flags, mode);		\
+	}
+
+OPEN_WRAPPER(open)
+OPEN_WRAPPER(open64)
+OPENAT_WRAPPER(openat)
+OPENAT_WRAPPER(openat64)
+
+/* _FORTIFY_SOURCE entry points: no mode argument. */
+int __open_2(const char *path, int flags);
+int __open64_2(const char *path, int flags);
+int __openat_2(int dirfd, const char *path, int flags);
+int __openat64_2(int dirfd, const char *path, int flags);
+
+UKCOV_EXPORT int __open_2(const char *path, int flags)
+{
+	return open_common(AT_FDCWD, path, flags, 0);
+}
+
+UKCOV_EXPORT int __open64_2(const char *path, int flags)
+{
+	return open_common(AT_FDCWD, path, flags, 0);
+}
+
+UKCOV_EXPORT int __openat_2(int dirfd, const char *path, int flags)
+{
+	return open_common(dirfd, path, flags, 0);
+}
+
+UKCOV_EXPORT int __openat64_2(int dirfd, const char *path, int flags)
+{
+	return open_common(dirfd, path, flags, 0);
+}
+
+/* ---- ioctl, mmap ---- */
+
+static int is_kcov_request(unsigned long req)
+{
+	switch (req) {
+	case UKCOV_REQ_LINUX_INIT_TRACE: case UKCOV_REQ_LINUX_ENABLE:
+	case UKCOV_REQ_LINUX_DISABLE: case UKCOV_REQ_LINUX_REMOTE_ENABLE:
+	case UKCOV_REQ_FREEBSD_ENABLE: case UKCOV_REQ_FREEBSD_DISABLE:
+	case UKCOV_REQ_FREEBSD_SETBUFSIZE:
+	case UKCOV_REQ_K_SETBUFSIZE: case UKCOV_REQ_K_ENABLE:
+	case UKCOV_REQ_K_DISABLE: case UKCOV_REQ_OPENBSD_REMOTEATTACH:
+	case UKCOV_REQ_NETBSD_REMOTE_ATTACH: case UKCOV_REQ_NETBSD_REMOTE_DETACH:
+	case UKCOV_IOC_DROPPED:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+UKCOV_EXPORT int ioctl(int fd, unsigned long req, ...)
+{
+	unsigned long arg;
+	va_list ap;
+
+	va_start(ap, req);
+	arg = va_arg(ap, unsigned long);
+	va_end(ap);
+	/* An fd this process has not registered (passed over a socket)
+	 * is recognised by its content, but only for kcov requests. */
+	if (ukcov__fd_desc(fd) ||
+	    (unlikely(is_kcov_request(req)) && ukcov__fd_looks_like_ukcov(fd) > 0))
+		return ukcov__do_ioctl(fd, req, arg);
+	return ukcov__real_ioctl(fd, req, arg);
+}
+
+static void *mmap_common(void *addr, size_t len, int prot, int flags, int fd,
+			 off_t off)
+{
+	struct ukcov_desc *d = NULL;
+
+	if (fd >= 0 && !(flags & MAP_ANONYMOUS)) {
+		d = ukcov__fd_desc(fd);
+		if (!d && ukcov__fd_looks_like_ukcov(fd) > 0)
+			d = ukcov__fd_lookup(fd);
+	}
+	if (likely(!d))
+		return ukcov__real_mmap(addr, len, prot, flags, fd, off);
+	return ukcov__do_mmap(d, addr, len, prot, flags, fd, off);
+}
+
+UKCOV_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd,
+			off_t off)
+{
+	return mmap_common(addr, len, prot, flags, fd, off);
+}
+
+UKCOV_EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd,
+			  off_t off)
+{
+	return mmap_common(addr, len, prot, flags, fd, off);
+}
+
+/* ---- closing: close, dup2/dup3 onto a descriptor, close_range ---- */
+
+/* fd is about to stop referring to its descriptor.  If it is the last
+ * reference anywhere, the descriptor's OS decides what a last close
+ * does (FreeBSD and OpenBSD stop tracing).  Returns how many other fds
+ * of this process still refer to it. */
+static int closing_begin_locked(struct ukcov_desc *d, int fd)
+{
+	const struct ukcov_os *os;
+	int others = d->nfds - 1;
+
+	if (others == 0 && ukcov__fd_last_holder(fd) &&
+	    ukcov__cb_lock(d->cb) == 0) {
+		os = ukcov__os(d->cb->flavor);
+		if (os)
+			os->last_close_locked(d);
+		ukcov__cb_unlock(d->cb);
+	}
+	return others;
+}
+
+/* fd no longer refers to d.  Closing any fd of a file drops this
+ * process's POSIX locks on it: take ours again if fds remain. */
+static void closing_end_locked(struct ukcov_desc *d, int fd, int others)
+{
+	ukcov__fd_forget_locked(fd);
+	if (others > 0)
+		ukcov__fd_hold(ukcov__desc_any_fd_locked(d));
+}
+
+static int close_desc_fd(int fd)
+{
+	struct ukcov_desc *d;
+	int rc, e, others;
+
+	pthread_mutex_lock(&ukcov__proc_lock);
+	d = ukcov__fd_desc(fd);
+	if (!d) {
+		pthread_mutex_unlock(&ukcov__proc_lock);
+		return ukcov__real_close(fd);
+	}
+	others = closing_begin_locked(d, fd);
+	rc = ukcov__real_close(fd);
+	e = errno;
+	closing_end_locked(d, fd, others);
+	pthread_mutex_unlock(&ukcov__proc_lock);
+	errno = e;
+	return rc;
+}
+
+UKCOV_EXPORT int close(int fd)
+{
+	if (likely(!ukcov__fd_desc(fd)))
+		return ukcov__real_close(fd);
+	return close_desc_fd(fd);
+}
+
+UKCOV_EXPORT int dup(int fd)
+{
+	int nfd = ukcov__real_dup(fd);
+
+	if (nfd >= 0 && unlikely(ukcov__fd_desc(fd) != NULL)) {
+		pthread_mutex_lock(&ukcov__proc_lock);
+		ukcov__fd_dup_locked(fd, nfd);
+		pthread_mutex_unlock(&ukcov__proc_lock);
+	}
+	return nfd;
+}
+
+/* dup2/dup3: newfd, if it was a descriptor, is closed on the way. */
+static int dup_onto(int oldfd, int newfd, int flags)
+{
+	struct ukcov_desc *victim;
+	int rc, e, others = 0;
+
+	if (likely(!ukcov__fd_desc(oldfd) && !ukcov__fd_desc(newfd)))
+		return ukcov__real_dup3(oldfd, newfd, flags);
+	pthread_mutex_lock(&ukcov__proc_lock);
+	victim = oldfd == newfd ? NULL : ukcov__fd_desc(newfd);
+	if (victim && ukcov__real_fcntl(oldfd, F_GETFD, 0) < 0) {
+		/* dup2 fails with EBADF and leaves newfd alone. */
+		pthread_mutex_unlock(&ukcov__proc_lock);
+		errno = EBADF;
+		return -1;
+	}
+	if (victim)
+		others = closing_begin_locked(victim, newfd);
+	rc = ukcov__real_dup3(oldfd, newfd, flags);
+	e = errno;
+	if (victim && rc >= 0)
+		closing_end_locked(victim, newfd, others);
+	if (rc >= 0 && oldfd != newfd)
+		ukcov__fd_dup_locked(oldfd, newfd);
+	pthread_mutex_unlock(&ukcov__proc_lock);
+	errno = e;
+	return rc;
+}
+
+UKCOV_EXPORT int dup2(int oldfd, int newfd)
+{
+	return dup_onto(oldfd, newfd, -1);
+}
+
+UKCOV_EXPORT int dup3(int oldfd, int newfd, int flags)
+{
+	if (oldfd == newfd) {
+		errno = EINVAL;
+		return -1;
+	}
+	return dup_onto(oldfd, newfd, flags);
+}
+
+static int fcntl_common(int fd, int cmd, unsigned long arg)
+{
+	int rc = ukcov__real_fcntl(fd, cmd, arg);
+
+	if (rc >= 0 && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) &&
+	    unlikely(ukcov__fd_desc(fd) != NULL)) {
+		pthread_mutex_lock(&ukcov__proc_lock);
+		ukcov__fd_dup_locked(fd, rc);
+		pthread_mutex_unlock(&ukcov__proc_lock);
+	}
+	return rc;
+}
+
+UKCOV_EXPORT int fcntl(int fd, int cmd, ...)
+{
+	unsigned long arg;
+	va_list ap;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, unsigned long);
+	va_end(ap);
+	return fcntl_common(fd, cmd, arg);
+}
+
+UKCOV_EXPORT int fcntl64(int fd, int cmd, ...)
+{
+	unsigned long arg;
+	va_list ap;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, unsigned long);
+	va_end(ap);
+	return fcntl_common(fd, cmd, arg);
+}
+
+/* Close the descriptors in [first, last] one by one, so each gets its
+ * last-close rule; the caller then closes the rest of the range. */
+static void close_descs_in_range(unsigned first, unsigned last)
+{
+	unsigned fd;
+
+	if (first >= UKCOV_FDMAP_SIZE)
+		return;
+	if (last >= UKCOV_FDMAP_SIZE)
+		last = UKCOV_FDMAP_SIZE - 1;
+	for (fd = first; fd <= last; fd++)
+		if (ukcov__fd_desc((int)fd))
+			close_desc_fd((int)fd);
+}
+
+UKCOV_EXPORT int close_range(unsigned first, unsigned last, int flags)
+{
+	if (!(flags & CLOSE_RANGE_CLOEXEC) && first <= last)
+		close_descs_in_range(first, last);
+	return ukcov__real_close_range(first, last, flags);
+}
+
+UKCOV_EXPORT void closefrom(int lowfd)
+{
+	int fd;
+
+	if (lowfd < 0)
+		lowfd = 0;
+	close_descs_in_range((unsigned)lowfd, ~0U);
+	if (ukcov__real_close_range((unsigned)lowfd, ~0U, 0) == 0)
+		return;
+	/* Kernels before 5.9: close what is open, one by one. */
+	for (fd = lowfd; fd < (int)sysconf(_SC_OPEN_MAX); fd++)
+		ukcov__real_close(fd);
+}

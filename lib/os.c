@@ -1,0 +1,94 @@
+/*
+ * lib/os.c -- what the four flavors share: picking a flavor, copying
+ * ioctl arguments in and out the way a kernel does (EFAULT, not a
+ * crash, for a bad pointer), and the UKCOV_IOC_DROPPED request.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "requests.h"
+
+const struct ukcov_os *ukcov__os(int flavor)
+{
+	switch (flavor) {
+	case UKCOV_LINUX:   return &ukcov__os_linux;
+	case UKCOV_FREEBSD: return &ukcov__os_freebsd;
+	case UKCOV_NETBSD:  return &ukcov__os_netbsd;
+	case UKCOV_OPENBSD: return &ukcov__os_openbsd;
+	default:            return NULL;
+	}
+}
+
+/* A /dev/kcov descriptor opened without UKCOV_FLAVOR takes its flavor
+ * from its first request: FreeBSD's KIO* numbers are FreeBSD's own; the
+ * 'K' group is shared by NetBSD and OpenBSD and means NetBSD. */
+int ukcov__flavor_for_request(unsigned long req)
+{
+	if (req == UKCOV_REQ_FREEBSD_ENABLE || req == UKCOV_REQ_FREEBSD_DISABLE ||
+	    req == UKCOV_REQ_FREEBSD_SETBUFSIZE)
+		return UKCOV_FREEBSD;
+	if (((req >> 8) & 0xff) == 'K')
+		return UKCOV_NETBSD;
+	return 0;
+}
+
+/* copyin(9)/copyout(9): an unmapped or unreadable user pointer is
+ * EFAULT.  process_vm_readv on ourselves checks the range without
+ * touching it. */
+int ukcov__copyin(void *dst, const void *src, size_t n)
+{
+	struct iovec local = { dst, n };
+	struct iovec remote = { (void *)src, n };
+	ssize_t r = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+
+	if (r == (ssize_t)n)
+		return 0;
+	if (r < 0 && (errno == ENOSYS || errno == EPERM)) {
+		if (!src)
+			return -EFAULT;
+		memcpy(dst, src, n);	/* no way to check: trust it */
+		return 0;
+	}
+	return -EFAULT;
+}
+
+int ukcov__copyout(void *dst, const void *src, size_t n)
+{
+	struct iovec local = { (void *)src, n };
+	struct iovec remote = { dst, n };
+	ssize_t r = process_vm_writev(getpid(), &local, 1, &remote, 1, 0);
+
+	if (r == (ssize_t)n)
+		return 0;
+	if (r < 0 && (errno == ENOSYS || errno == EPERM)) {
+		if (!dst)
+			return -EFAULT;
+		memcpy(dst, src, n);
+		return 0;
+	}
+	return -EFAULT;
+}
+
+/* Requests every flavor accepts.  Sets *handled when req is one. */
+int ukcov__ioctl_common(struct ukcov_desc *d, unsigned long req,
+			unsigned long arg, int *handled)
+{
+	struct ukcov_cb *cb = d->cb;
+	uint64_t now, n;
+	int rc;
+
+	*handled = 0;
+	if (req != UKCOV_IOC_DROPPED)
+		return 0;
+	*handled = 1;
+	/* Report first, clear only once the caller has the value. */
+	now = __atomic_load_n(&cb->drops, __ATOMIC_RELAXED);
+	n = now - cb->drops_read;
+	rc = ukcov__copyout((void *)arg, &n, sizeof(n));
+	if (rc == 0)
+		cb->drops_read = now;
+	return rc;
+}

@@ -1,0 +1,96 @@
+/*
+ * lib/os_linux.c -- Linux kcov: kernel/kcov.c (kcov_ioctl,
+ * kcov_ioctl_locked, kcov_mmap), arguments by value.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include <ukcov/linux/kcov.h>
+
+static int linux_init_trace(struct ukcov_desc *d, int fd, unsigned long size)
+{
+	/* "Size must be at least 2 to hold current position and one PC."
+	 * kcov_ioctl checks it before the state, so a second INIT_TRACE
+	 * with a bad size is EINVAL, not EBUSY. */
+	if (size < 2 || size > INT_MAX / sizeof(unsigned long))
+		return -EINVAL;
+	if (d->cb->state != UKCOV_ST_OPEN)
+		return -EBUSY;
+	return ukcov__setbuf_locked(d, fd, size);
+}
+
+static int linux_enable(struct ukcov_desc *d, int fd, unsigned long mode)
+{
+	/* mode != KCOV_MODE_INIT || !area: no buffer yet, or enabled by
+	 * any thread already. */
+	if (d->cb->state != UKCOV_ST_READY)
+		return -EINVAL;
+	/* kcov->t != NULL || current->kcov != NULL */
+	if (__ukcov_thread.owned)
+		return -EBUSY;
+	if (mode != KCOV_TRACE_PC && mode != KCOV_TRACE_CMP)
+		return -EINVAL;
+	return ukcov__enable_locked(d, fd, mode == KCOV_TRACE_PC ?
+				   UKCOV_MODE_PC : UKCOV_MODE_CMP);
+}
+
+static int linux_disable(struct ukcov_desc *d, unsigned long arg)
+{
+	/* arg != 0 || current->kcov != kcov: also a non-owner thread and
+	 * a descriptor that is not enabled. */
+	if (arg != 0 || __ukcov_thread.owned != d ||
+	    !ukcov__owned_by_me_locked(d->cb))
+		return -EINVAL;
+	ukcov__disable_locked(d);
+	return 0;
+}
+
+static int linux_ioctl(struct ukcov_desc *d, int fd, unsigned long req,
+		       unsigned long arg)
+{
+	switch (req) {
+	case KCOV_INIT_TRACE:
+		return linux_init_trace(d, fd, arg);
+	case KCOV_ENABLE:
+		return linux_enable(d, fd, arg);
+	case KCOV_DISABLE:
+		return linux_disable(d, arg);
+	default:
+		/* KCOV_REMOTE_ENABLE is not served yet: answered like a
+		 * kernel that predates it (docs/DESIGN.md). */
+		return -ENOTTY;
+	}
+}
+
+/* kcov_mmap: a buffer, offset 0 and a vma exactly size*8 bytes long;
+ * no protection check, any number of mappings. */
+static int linux_mmap_check(const struct ukcov_cb *cb, size_t len, int prot,
+			    int flags, off_t *off)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t vma = ((uint64_t)len + page - 1) & ~((uint64_t)page - 1);
+
+	(void)prot;
+	(void)flags;
+	if (cb->state == UKCOV_ST_OPEN || *off != 0 || vma != cb->entries * 8)
+		return -EINVAL;
+	return 0;
+}
+
+/* kcov_close only drops a reference: an enabled thread keeps tracing
+ * until it disables or exits. */
+static void linux_last_close(struct ukcov_desc *d)
+{
+	(void)d;
+}
+
+const struct ukcov_os ukcov__os_linux = {
+	.flavor = UKCOV_LINUX,
+	.name = "linux",
+	.ioctl = linux_ioctl,
+	.mmap_check = linux_mmap_check,
+	.last_close_locked = linux_last_close,
+};

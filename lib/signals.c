@@ -1,0 +1,174 @@
+/*
+ * lib/signals.c -- signal handlers are user space's interrupts.
+ *
+ * The kernels do not record interrupt context (Linux check_kcov_mode
+ * requires in_task(); FreeBSD skips td_intr_nesting_level > 0; NetBSD
+ * and OpenBSD skip ci_idepth).  Every handler the program installs
+ * through sigaction/signal is run by a trampoline that clears the
+ * thread's hot pointers for the handler's duration and recomputes them
+ * afterwards.  The callbacks pay nothing for this.
+ *
+ * Known limit: a handler that leaves with siglongjmp never returns to
+ * the trampoline; the thread's recording then resumes at its next
+ * ukcov call (docs/DESIGN.md).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define NSIG_MAX 65
+
+/* The program's view of each signal's action.  [a]: read by the
+ * trampoline, written under signals blocked plus a spinlock. */
+static struct sigaction user_action[NSIG_MAX];
+static int user_wrapped[NSIG_MAX];
+static int table_lock;
+
+static void table_acquire(sigset_t *old)
+{
+	sigset_t all;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, old);
+	while (__atomic_exchange_n(&table_lock, 1, __ATOMIC_ACQUIRE))
+		;
+}
+
+static void table_release(const sigset_t *old)
+{
+	__atomic_store_n(&table_lock, 0, __ATOMIC_RELEASE);
+	pthread_sigmask(SIG_SETMASK, old, NULL);
+}
+
+static void run_user_handler(int sig, siginfo_t *si, void *uc)
+{
+	struct sigaction a = user_action[sig];
+
+	if (a.sa_flags & SA_RESETHAND) {
+		/* The kernel reset our trampoline to SIG_DFL on delivery;
+		 * the program's view follows. */
+		user_action[sig].sa_handler = SIG_DFL;
+		user_wrapped[sig] = 0;
+	}
+	if (a.sa_flags & SA_SIGINFO) {
+		a.sa_sigaction(sig, si, uc);
+	} else if (a.sa_handler == SIG_DFL) {
+		/* Raced with a change to SIG_DFL: do the default action. */
+		struct sigaction dfl = { .sa_handler = SIG_DFL };
+
+		ukcov__real_sigaction(sig, &dfl, NULL);
+		raise(sig);
+	} else if (a.sa_handler != SIG_IGN) {
+		a.sa_handler(sig);
+	}
+}
+
+static void trampoline(int sig, siginfo_t *si, void *uc)
+{
+	struct ukcov_thread *t = &__ukcov_thread;
+	int saved_errno = errno;
+
+	t->sig_depth++;
+	__atomic_store_n(&t->pc_area, NULL, __ATOMIC_RELAXED);
+	__atomic_store_n(&t->cmp_area, NULL, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	errno = saved_errno;
+	run_user_handler(sig, si, uc);
+	saved_errno = errno;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (--t->sig_depth == 0)
+		ukcov__thread_rearm_hot(t);
+	errno = saved_errno;
+}
+
+static int is_function(const struct sigaction *act)
+{
+	if (act->sa_flags & SA_SIGINFO)
+		return act->sa_sigaction != NULL;
+	return act->sa_handler != SIG_DFL && act->sa_handler != SIG_IGN;
+}
+
+UKCOV_EXPORT int sigaction(int sig, const struct sigaction *act,
+			   struct sigaction *oact)
+{
+	struct sigaction wrapped, prev_user, kernel_old;
+	int had_wrapper, rc, e;
+	sigset_t old;
+
+	if (sig <= 0 || sig >= NSIG_MAX)
+		return ukcov__real_sigaction(sig, act, oact);
+	table_acquire(&old);
+	had_wrapper = user_wrapped[sig];
+	prev_user = user_action[sig];
+	if (act && is_function(act)) {
+		wrapped = *act;
+		wrapped.sa_sigaction = trampoline;
+		wrapped.sa_flags |= SA_SIGINFO;
+		user_action[sig] = *act;
+		user_wrapped[sig] = 1;
+		rc = ukcov__real_sigaction(sig, &wrapped, &kernel_old);
+	} else {
+		rc = ukcov__real_sigaction(sig, act, &kernel_old);
+		if (act && rc == 0)
+			user_wrapped[sig] = 0;
+	}
+	e = errno;
+	if (rc != 0) {
+		user_action[sig] = prev_user;
+		user_wrapped[sig] = had_wrapper;
+	}
+	table_release(&old);
+	if (rc == 0 && oact) {
+		*oact = kernel_old;
+		/* Report the program's handler, never the trampoline. */
+		if (had_wrapper && kernel_old.sa_sigaction == trampoline)
+			*oact = prev_user;
+	}
+	errno = e;
+	return rc;
+}
+
+/* glibc's BSD-semantics signal(): SA_RESTART, the signal itself
+ * blocked while its handler runs. */
+UKCOV_EXPORT sighandler_t signal(int sig, sighandler_t handler)
+{
+	struct sigaction act, old;
+
+	memset(&act, 0, sizeof(act));
+	act.sa_handler = handler;
+	sigemptyset(&act.sa_mask);
+	if (sig > 0 && sig < NSIG_MAX)
+		sigaddset(&act.sa_mask, sig);
+	act.sa_flags = SA_RESTART;
+	if (sigaction(sig, &act, &old) != 0)
+		return SIG_ERR;
+	return old.sa_handler;
+}
+
+sighandler_t bsd_signal(int sig, sighandler_t handler);
+
+UKCOV_EXPORT sighandler_t bsd_signal(int sig, sighandler_t handler)
+{
+	return signal(sig, handler);
+}
+
+UKCOV_EXPORT sighandler_t sysv_signal(int sig, sighandler_t handler)
+{
+	struct sigaction act, old;
+
+	memset(&act, 0, sizeof(act));
+	act.sa_handler = handler;
+	sigemptyset(&act.sa_mask);
+	act.sa_flags = SA_RESETHAND | SA_NODEFER;
+	if (sigaction(sig, &act, &old) != 0)
+		return SIG_ERR;
+	return old.sa_handler;
+}
+
+/* The child of fork has one thread, outside any handler. */
+void ukcov__signals_after_fork_child(void)
+{
+	__atomic_store_n(&table_lock, 0, __ATOMIC_RELAXED);
+}

@@ -1,0 +1,252 @@
+/*
+ * lib/thread.c -- per-thread state: arming the callbacks, the list of
+ * this process's tracing threads, thread exit, fork and process exit.
+ *
+ * The kernels keep the tracing state in the task (Linux caches mode,
+ * area and size in task_struct "for performance"); here it lives in one
+ * TLS struct.  The kernels' hooks become:
+ *   do_exit -> kcov_task_exit      pthread key destructor, atexit
+ *   dup_task_struct -> kcov_task_init (child starts disabled)
+ *                                   pthread_atfork child handler
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+__thread struct ukcov_thread __ukcov_thread
+	__attribute__((tls_model("initial-exec"), visibility("default")));
+
+/* Guards the fd table, the per-process descriptors and the thread list.
+ * Lock order: ukcov__proc_lock, then a control block's lock. */
+pthread_mutex_t ukcov__proc_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static struct ukcov_thread *thread_list;	/* tracing threads */
+static pthread_key_t exit_key;
+static uint64_t self_start_time;		/* 0: not read yet */
+
+pid_t ukcov__gettid(void)
+{
+	return (pid_t)syscall(SYS_gettid);
+}
+
+/* Field 22 of /proc/<pid>/stat; with the pid it names one process for
+ * the lifetime of the system (pids are reused, start times are not). */
+uint64_t ukcov__self_start_time(void)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long start = 0;
+	ssize_t n;
+	int fd, field;
+
+	if (self_start_time)
+		return self_start_time;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)getpid());
+	fd = ukcov__real_open(path, O_RDONLY | O_CLOEXEC, 0);
+	if (fd < 0)
+		return 1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	ukcov__real_close(fd);
+	if (n <= 0)
+		return 1;
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	for (field = 2; p && field < 22; field++)
+		p = strchr(p + 1, ' ');
+	if (p)
+		start = strtoull(p + 1, NULL, 10);
+	self_start_time = start ? start : 1;
+	return self_start_time;
+}
+
+/* Recompute the hot fields from the thread's own state.  Inside a signal
+ * handler they stay cleared: handlers are user space's interrupts. */
+void ukcov__thread_rearm_hot(struct ukcov_thread *t)
+{
+	struct ukcov_desc *d = t->owned;
+	uint64_t *pc = NULL, *cmp = NULL;
+
+	if (d && t->sig_depth == 0 && d->buf) {
+		if (t->mode == UKCOV_MODE_PC)
+			pc = d->buf;
+		else if (t->mode == UKCOV_MODE_CMP)
+			cmp = d->buf;
+	}
+	__atomic_store_n(&t->pc_area, pc, __ATOMIC_RELEASE);
+	__atomic_store_n(&t->cmp_area, cmp, __ATOMIC_RELEASE);
+}
+
+static void thread_register_locked(struct ukcov_thread *t)
+{
+	if (t->registered)
+		return;
+	t->tid = ukcov__gettid();
+	t->prev = NULL;
+	t->next = thread_list;
+	if (thread_list)
+		thread_list->prev = t;
+	thread_list = t;
+	t->registered = 1;
+	/* The key's value only needs to be non-NULL for its destructor to
+	 * run at thread exit. */
+	pthread_setspecific(exit_key, t);
+}
+
+static void thread_unregister_locked(struct ukcov_thread *t)
+{
+	if (!t->registered)
+		return;
+	if (t->prev)
+		t->prev->next = t->next;
+	else
+		thread_list = t->next;
+	if (t->next)
+		t->next->prev = t->prev;
+	t->registered = 0;
+}
+
+/* Called with ukcov__proc_lock held, after the control block says this
+ * thread owns d. */
+void ukcov__thread_arm(struct ukcov_thread *t, struct ukcov_desc *d,
+		       int mode)
+{
+	uint64_t entries = d->cb->entries;
+
+	t->owned = d;
+	t->mode = mode;
+	t->drops = &d->cb->drops;
+	/* Capacity as every kernel computes it: entries-1 PCs, and
+	 * floor((entries-1)/4) comparison records. */
+	t->pc_cap = entries ? entries - 1 : 0;
+	t->cmp_cap = entries ? (entries - 1) / 4 : 0;
+	d->ntracers++;
+	thread_register_locked(t);
+	ukcov__thread_rearm_hot(t);
+}
+
+/* Called with ukcov__proc_lock held. */
+void ukcov__thread_disarm(struct ukcov_thread *t)
+{
+	struct ukcov_desc *d = t->owned;
+
+	__atomic_store_n(&t->pc_area, NULL, __ATOMIC_RELEASE);
+	__atomic_store_n(&t->cmp_area, NULL, __ATOMIC_RELEASE);
+	if (!d)
+		return;
+	t->owned = NULL;
+	t->mode = UKCOV_MODE_NONE;
+	d->ntracers--;
+	ukcov__desc_put_locked(d);
+}
+
+/* FreeBSD and OpenBSD stop tracing when the descriptor's last fd closes.
+ * If the owner thread is one of ours, stop it now.  Its mapping stays
+ * until it disarms itself, so a record it is writing right now lands in
+ * valid memory.  Called with ukcov__proc_lock held. */
+void ukcov__stop_local_owner(struct ukcov_desc *d, pid_t tid)
+{
+	struct ukcov_thread *t;
+
+	for (t = thread_list; t; t = t->next) {
+		if (t->owned == d && t->tid == tid) {
+			__atomic_store_n(&t->pc_area, NULL, __ATOMIC_RELEASE);
+			__atomic_store_n(&t->cmp_area, NULL, __ATOMIC_RELEASE);
+			t->mode = UKCOV_MODE_NONE;
+		}
+	}
+}
+
+/* Linux kcov_task_exit, FreeBSD kcov_thread_dtor, NetBSD kcov_lwp_free,
+ * OpenBSD kcov_exit: the descriptor goes back to READY with its buffer
+ * contents kept; after a last close it stays DYING. */
+static void thread_exit_release(struct ukcov_thread *t)
+{
+	struct ukcov_desc *d = t->owned;
+
+	if (d && ukcov__cb_lock(d->cb) == 0) {
+		if (ukcov__owned_by_me_locked(d->cb))
+			ukcov__release_owner_locked(d->cb);
+		ukcov__cb_unlock(d->cb);
+	}
+	ukcov__thread_disarm(t);
+	thread_unregister_locked(t);
+}
+
+static void thread_exit_destructor(void *arg)
+{
+	struct ukcov_thread *t = arg;
+
+	pthread_mutex_lock(&ukcov__proc_lock);
+	thread_exit_release(t);
+	pthread_mutex_unlock(&ukcov__proc_lock);
+}
+
+/* exit() ends every thread of the process without running their
+ * destructors; release whatever a thread of this process had enabled. */
+static void release_desc_at_exit(struct ukcov_desc *d, int fd)
+{
+	(void)fd;
+	if (ukcov__cb_lock(d->cb) != 0)
+		return;
+	if (d->cb->state == UKCOV_ST_RUNNING &&
+	    d->cb->owner_pid == (int32_t)getpid())
+		ukcov__release_owner_locked(d->cb);
+	ukcov__cb_unlock(d->cb);
+}
+
+static void process_exit_handler(void)
+{
+	struct ukcov_thread *t;
+
+	ukcov__modules_snapshot();
+	pthread_mutex_lock(&ukcov__proc_lock);
+	for (t = thread_list; t; t = t->next) {
+		__atomic_store_n(&t->pc_area, NULL, __ATOMIC_RELEASE);
+		__atomic_store_n(&t->cmp_area, NULL, __ATOMIC_RELEASE);
+	}
+	ukcov__fdtab_for_each_locked(release_desc_at_exit);
+	pthread_mutex_unlock(&ukcov__proc_lock);
+}
+
+static void fork_prepare(void)
+{
+	pthread_mutex_lock(&ukcov__proc_lock);
+}
+
+static void fork_parent(void)
+{
+	pthread_mutex_unlock(&ukcov__proc_lock);
+}
+
+/* Linux kcov_task_init: the child starts disabled.  The control block
+ * still names the parent's thread as owner, which is right: the parent
+ * still traces.  Only the forking thread exists in the child. */
+static void fork_child(void)
+{
+	struct ukcov_thread *t = &__ukcov_thread;
+
+	self_start_time = 0;
+	__atomic_store_n(&t->pc_area, NULL, __ATOMIC_RELAXED);
+	__atomic_store_n(&t->cmp_area, NULL, __ATOMIC_RELAXED);
+	t->owned = NULL;
+	t->mode = UKCOV_MODE_NONE;
+	t->sig_depth = 0;
+	t->registered = 0;
+	thread_list = NULL;
+	ukcov__fdtab_after_fork_child();
+	ukcov__signals_after_fork_child();
+	pthread_mutex_init(&ukcov__proc_lock, NULL);
+}
+
+void ukcov__threads_init(void)
+{
+	pthread_key_create(&exit_key, thread_exit_destructor);
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
+	atexit(process_exit_handler);
+}
