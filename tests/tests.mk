@@ -8,3 +8,6 @@ test-prep:: all
 
 test: test-prep
 	B=$(B) tests/run-all.sh
+
+-include tests/core/core.mk
+-include examples/examples.mk
