@@ -37,8 +37,11 @@ LIB_CFLAGS := -std=gnu11 -O2 -g -fPIC -fvisibility=hidden \
               -D_GNU_SOURCE -Iinclude -Ilib $(WARN)
 LIB_LDLIBS := -lpthread
 
-.PHONY: all lib tools test check bench install uninstall clean
+.PHONY: all lib tools test check bench install uninstall clean deps demo
 all: lib tools
+
+deps:
+	@scripts/deps.sh
 
 include lib/lib.mk
 -include tools/tools.mk

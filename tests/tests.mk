@@ -6,8 +6,12 @@
 .PHONY: test test-prep
 test-prep:: all
 
-test: test-prep
-	B=$(B) tests/run-all.sh
+# Dependencies first (scripts/deps.sh installs them as root), then the
+# build in a second make, so that nothing is compiled before they exist.
+test:
+	@scripts/deps.sh
+	@$(MAKE) --no-print-directory test-prep
+	@B=$(B) tests/run-all.sh
 
 -include tests/core/core.mk
 -include examples/examples.mk

@@ -1,0 +1,31 @@
+#!/bin/sh
+# Install what building and testing ukcov needs on Debian 12.
+# As root it runs apt-get itself; otherwise it prints the one apt-get
+# line to run and fails.  Quiet when everything is there already.
+set -u
+PKGS="gcc make clang-14 llvm-14 clang-tools-14 libclang-rt-14-dev \
+pkgconf libdw-dev libelf-dev libcapstone-dev lcov mandoc"
+
+missing=""
+for p in $PKGS; do
+    dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q "install ok installed" ||
+        missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+    echo "ukcov needs these Debian packages:$missing" >&2
+    echo "run: sudo apt-get install -y$missing" >&2
+    exit 1
+fi
+echo "installing:$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq >/dev/null && apt-get install -y -qq $missing >/dev/null || {
+    echo "apt-get install failed for:$missing" >&2
+    exit 1
+}
+# clang and sancov under their plain names, if only the -14 names exist.
+for t in clang clang++ sancov llvm-symbolizer; do
+    command -v $t >/dev/null 2>&1 || ln -sf /usr/lib/llvm-14/bin/$t /usr/local/bin/$t
+done
+exit 0
