@@ -73,6 +73,7 @@ int ukcov__do_ioctl(int fd, unsigned long req, unsigned long arg)
 
 	if (!d)
 		return -1;	/* errno EBADF or ENOTTY */
+	ukcov__signals_resync(&__ukcov_thread);
 	pthread_mutex_lock(&ukcov__proc_lock);
 	if (ukcov__cb_lock(d->cb) != 0) {
 		pthread_mutex_unlock(&ukcov__proc_lock);

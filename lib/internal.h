@@ -119,6 +119,7 @@ struct ukcov_thread {
 	struct ukcov_desc *owned;	/* descriptor this thread enabled */
 	int mode;			/* its enum ukcov_mode */
 	int sig_depth;			/* nesting of signal handlers */
+	uintptr_t sig_frames[8];	/* trampoline frames, for siglongjmp */
 	int registered;			/* on the process's thread list */
 	pid_t tid;
 	struct ukcov_thread *next;
@@ -225,6 +226,7 @@ void ukcov__takeover_scan(void);
 
 /* ---- signals.c ---- */
 void ukcov__signals_after_fork_child(void);
+void ukcov__signals_resync(struct ukcov_thread *t);
 
 /* ---- modules.c (the tool's module table) ---- */
 void ukcov__modules_snapshot(void);

@@ -8,12 +8,14 @@
  * thread's hot pointers for the handler's duration and recomputes them
  * afterwards.  The callbacks pay nothing for this.
  *
- * Known limit: a handler that leaves with siglongjmp never returns to
- * the trampoline; the thread's recording then resumes at its next
- * ukcov call (docs/DESIGN.md).
+ * A handler that leaves with siglongjmp never returns to the
+ * trampoline.  The trampoline notes its frame; the thread's next ukcov
+ * call finds frames it has unwound past and resumes recording
+ * (docs/DESIGN.md).
  */
 #include <errno.h>
 #include <signal.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "internal.h"
@@ -65,11 +67,48 @@ static void run_user_handler(int sig, siginfo_t *si, void *uc)
 	}
 }
 
+#define FRAME_ALTSTACK ((uintptr_t)1)
+
+static int on_altstack(void)
+{
+	stack_t ss;
+
+	return sigaltstack(NULL, &ss) == 0 && (ss.ss_flags & SS_ONSTACK);
+}
+
+/* Has the thread unwound past this trampoline frame (siglongjmp)?
+ * Stacks grow down: a live frame lies above the current one. */
+static int frame_left(uintptr_t frame)
+{
+	uintptr_t here = (uintptr_t)__builtin_frame_address(0);
+
+	if ((frame & FRAME_ALTSTACK) && !on_altstack())
+		return 1;
+	return here > (frame & ~FRAME_ALTSTACK);
+}
+
+void ukcov__signals_resync(struct ukcov_thread *t)
+{
+	int depth = t->sig_depth;
+
+	while (depth > 0 && depth <= 8 && frame_left(t->sig_frames[depth - 1]))
+		depth--;
+	if (depth != t->sig_depth) {
+		t->sig_depth = depth;
+		if (depth == 0)
+			ukcov__thread_rearm_hot(t);
+	}
+}
+
 static void trampoline(int sig, siginfo_t *si, void *uc)
 {
 	struct ukcov_thread *t = &__ukcov_thread;
 	int saved_errno = errno;
 
+	if (t->sig_depth < 8)
+		t->sig_frames[t->sig_depth] =
+			((uintptr_t)__builtin_frame_address(0) & ~FRAME_ALTSTACK) |
+			(on_altstack() ? FRAME_ALTSTACK : 0);
 	t->sig_depth++;
 	__atomic_store_n(&t->pc_area, NULL, __ATOMIC_RELAXED);
 	__atomic_store_n(&t->cmp_area, NULL, __ATOMIC_RELAXED);
