@@ -1,0 +1,34 @@
+# bench/bench.mk -- "make bench": the benchmark (see bench/README.md).
+# Included by the top-level Makefile; honours its build directory $(B).
+#
+#   make bench                  full run (~15 min on 2 cores, builds cached)
+#   make bench BENCH_QUICK=1    quick run (fewer rounds, smaller scales)
+#   make bench-build            fetch and build only
+#   make bench-ubench           the micro-benchmark only
+#   make bench-report           reprint the last results
+#
+# Nothing here runs in "make test".
+
+BENCH_CACHE ?= bench/.cache
+BENCH_CPU   ?= 1
+BENCH_ARGS  ?=
+BENCH_RUN   := python3 bench/run.py --cpu $(BENCH_CPU) $(if $(BENCH_QUICK),--quick) $(BENCH_ARGS)
+BENCH_MAKE  := $(MAKE) --no-print-directory -f bench/workloads.mk B=$(B) CACHE=$(BENCH_CACHE)
+
+.PHONY: bench bench-build bench-fetch bench-ubench bench-report
+
+bench-fetch:
+	bench/fetch.sh $(BENCH_CACHE)
+
+bench-build: lib bench-fetch
+	$(BENCH_MAKE) -j2 all
+
+bench: bench-build
+	$(BENCH_RUN) $(B)
+
+bench-ubench: lib
+	$(BENCH_MAKE) -j2 ubench tools
+	$(BENCH_RUN) --only ubench $(B)
+
+bench-report:
+	$(BENCH_RUN) --report $(B)

@@ -1,0 +1,451 @@
+#!/usr/bin/env python3
+"""bench/run.py -- run the benchmark that bench/workloads.mk built, print the
+table of medians and ratios, check the three targets, and save the figures.
+
+    bench/run.py [--quick] [--rounds N] [--only PART,...] [--cpu N] BUILDDIR
+
+PART is ubench (micro-benchmark), icount (valgrind instruction counts),
+time (interleaved wall-clock rounds).  Results go to
+BUILDDIR/bench/results.json and BUILDDIR/bench/results.md (the tables in
+the form docs/PERFORMANCE.md keeps them).  See bench/README.md.
+"""
+import argparse
+import datetime
+import json
+import math
+import os
+import platform
+import re
+import statistics
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+DROP_WORDS = 512 << 10          # 4 MiB: a syzkaller-sized per-thread buffer
+BIG_WORDS = 8 << 20             # 64 MiB, drained by the launcher (-r)
+
+# Scales: full mode aims at ~0.5 s for the uninstrumented gcc build.
+SCALES = {"full": {"sqlite": 3, "lua": 12, "zlib": 2},
+          "quick": {"sqlite": 1, "lua": 4, "zlib": 1},
+          "icount": {"sqlite": 1, "lua": 2, "zlib": 1}}
+
+# name -> (binary variant, kcovrun arguments, description)
+CONFIGS = [
+    ("a", "a", [], "uninstrumented"),
+    ("b0", "b0", [], "trace-pc, empty callback"),
+    ("ref", "ref", ["-k", "ref", "-w", str(DROP_WORDS)], "ref-append, PC on, 4 MiB, drop"),
+    ("ref.64M", "ref", ["-k", "ref", "-w", str(BIG_WORDS), "-r"],
+     "ref-append, PC on, 64 MiB, drained"),
+    ("uk.off", "uk", [], "ukcov static, off"),
+    ("uk.pc", "uk", ["-k", "ukcov", "-w", str(DROP_WORDS)], "ukcov static, PC on, 4 MiB, drop"),
+    ("uk.pc.64M", "uk", ["-k", "ukcov", "-w", str(BIG_WORDS), "-r"],
+     "ukcov static, PC on, 64 MiB, drained"),
+    ("uks.off", "uks", [], "ukcov -lukcov, off"),
+    ("uks.pc", "uks", ["-k", "ukcov", "-w", str(DROP_WORDS)], "ukcov -lukcov, PC on, 4 MiB, drop"),
+    ("ukplt.off", "ukplt", [], "ukcov .so via PLT, off"),
+    ("b0c", "b0c", [], "trace-pc,trace-cmp, empty callbacks"),
+    ("refc", "refc", ["-k", "ref", "-m", "cmp", "-w", str(DROP_WORDS)],
+     "ref-append, CMP on, 4 MiB, drop"),
+    ("ukc.off", "ukc", [], "ukcov static, cmp build, off"),
+    ("ukc.cmp", "ukc", ["-k", "ukcov", "-m", "cmp", "-w", str(DROP_WORDS)],
+     "ukcov static, CMP on, 4 MiB, drop"),
+]
+DESC = {c[0]: c[3] for c in CONFIGS}
+COMPILERS = ["gcc", "clang"]
+WORKLOADS = ["sqlite", "lua", "zlib"]
+
+# (label, numerator, denominator, limit): the issue's three targets.
+TARGETS = [
+    ("T1 tracing off within 3% of the empty callback", [
+        ("uk.off", "b0"), ("uks.off", "b0")], 1.03),
+    ("T2 PC tracing within 10% of ref-append", [
+        ("uk.pc", "ref"), ("uk.pc.64M", "ref.64M"), ("uks.pc", "ref")], 1.10),
+    ("T3 -lukcov (libukcov.so) within 10% of static", [
+        ("uks.off", "uk.off"), ("uks.pc", "uk.pc")], 1.10),
+]
+
+UB_RUNTIMES = [("nop", "empty"), ("ref", "ref-append"), ("uk", "ukcov static"),
+               ("uks", "ukcov -lukcov"), ("ukplt", "ukcov .so PLT")]
+UB_MODES = [("off", "trace_pc, tracing off"),
+            ("cache", "trace_pc, PC on, 256 KiB buffer"),
+            ("dram", "trace_pc, PC on, 64 MiB buffer"),
+            ("full", "trace_pc, PC on, buffer full (drop)"),
+            ("swoff", "trace_switch 128 cases, off"),
+            ("cmpoff", "trace_cmp8, off"),
+            ("cmp", "trace_cmp8, CMP on, 256 KiB buffer")]
+ON_MODES = {"cache", "dram", "full", "cmp"}
+
+
+def log(msg):
+    print(msg, flush=True)
+
+
+class Bench:
+    def __init__(self, args):
+        self.args = args
+        self.out = os.path.join(args.builddir, "bench")
+        self.kcovrun = os.path.join(self.out, "kcovrun")
+        self.cpu = str(args.cpu)
+        self.res = {"meta": machine_info(args), "ubench": {}, "icount": {}, "time": {}}
+
+    # ---- helpers ---------------------------------------------------------
+    def binary(self, wl, variant, cc):
+        return os.path.join(self.out, "bin", wl, f"{variant}_{cc}")
+
+    def wl_args(self, wl, scale):
+        if wl == "lua":
+            return [os.path.join(self.out, "bin", "lua", "bench.lua"), str(scale)]
+        return [str(scale)]
+
+    def available(self, wl, variant, cc, kargs):
+        if not os.path.exists(self.binary(wl, variant, cc)):
+            return False
+        return not kargs or os.path.exists(self.kcovrun)
+
+    def launch(self, wl, name, cc, scale, prefix=()):
+        """One run through kcovrun; returns (stats dict, stdout)."""
+        variant, kargs = next((c[1], c[2]) for c in CONFIGS if c[0] == name)
+        cmd = [self.kcovrun] + kargs + ["-c", self.cpu, "--"] + list(prefix) + \
+            [self.binary(wl, variant, cc)] + self.wl_args(wl, scale)
+        if not os.path.exists(self.kcovrun):  # plain run, no launcher
+            cmd = ["taskset", "-c", self.cpu] + cmd[cmd.index("--") + 1:]
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        st = parse_kcovrun(p.stderr)
+        st["rc"] = p.returncode
+        st["stderr"] = p.stderr
+        return st, p.stdout.strip()
+
+    # ---- micro-benchmark -------------------------------------------------
+    def run_ubench(self):
+        quick = self.args.quick
+        rounds, iters = (1, 1000000) if quick else (3, 2000000)
+        ub = os.path.join(self.out, "ub")
+        res = self.res["ubench"]
+        calib = run([f"{ub}/ub_nop", "calib", "2000000", "3"], self.cpu)
+        res["calib"] = calib.strip()
+        log(f"micro-benchmark: {rounds} round(s), {iters}x64 calls, min of 3; {calib.strip()}")
+        for _ in range(rounds):
+            for rt, _label in UB_RUNTIMES:
+                exe = f"{ub}/ub_{rt}"
+                if not os.path.exists(exe):
+                    continue
+                for mode, _ in UB_MODES:
+                    if rt == "nop" and mode in ON_MODES:
+                        continue
+                    out = run([exe, mode, str(iters), "3"], self.cpu)
+                    m = re.search(r": ([\d.]+) ns/call", out)
+                    res.setdefault(rt, {}).setdefault(mode, {}).setdefault("ns", []).append(
+                        float(m.group(1)))
+        # Instructions per call, exact: the difference of two run lengths.
+        jobs = [(rt, mode) for rt, _ in UB_RUNTIMES for mode, _ in UB_MODES
+                if os.path.exists(f"{ub}/ub_{rt}") and not (rt == "nop" and mode in ON_MODES)]
+
+        def icount(job):
+            rt, mode = job
+            n1, n2 = 20000, 40000
+            i1 = valgrind_ir([f"{ub}/ub_{rt}", mode, str(n1), "1"])
+            i2 = valgrind_ir([f"{ub}/ub_{rt}", mode, str(n2), "1"])
+            return rt, mode, (i2 - i1) / ((n2 - n1) * 64)
+        with ThreadPoolExecutor(2) as ex:
+            for rt, mode, ipc in ex.map(icount, jobs):
+                res[rt][mode]["insn"] = ipc
+        for rt in res:
+            if rt == "calib":
+                continue
+            for mode in res[rt]:
+                res[rt][mode]["median"] = statistics.median(res[rt][mode]["ns"])
+
+    # ---- valgrind instruction counts on the workloads ---------------------
+    def run_icount(self):
+        names = ["a", "b0", "ref", "uk.off", "uk.pc", "uks.off", "uks.pc", "b0c", "ukc.off"]
+        jobs = [(wl, cc, n) for wl in WORKLOADS for cc in COMPILERS for n in names
+                if self.available(wl, next(c[1] for c in CONFIGS if c[0] == n), cc,
+                                  next(c[2] for c in CONFIGS if c[0] == n))]
+        log(f"instruction counts: {len(jobs)} valgrind runs at scales {SCALES['icount']}")
+
+        def one(job):
+            wl, cc, n = job
+            vg = ["valgrind", "--tool=cachegrind", "--cache-sim=no",
+                  "--cachegrind-out-file=/dev/null"]
+            st, _ = self.launch(wl, n, cc, SCALES["icount"][wl], prefix=vg)
+            m = re.search(r"I\s+refs:\s+([\d,]+)", st["stderr"])
+            return wl, cc, n, int(m.group(1).replace(",", "")) if m else None, st
+        with ThreadPoolExecutor(2) as ex:
+            for wl, cc, n, ir, st in ex.map(one, jobs):
+                d = self.res["icount"].setdefault(wl, {}).setdefault(cc, {})
+                d[n] = {"ir": ir, "records": st.get("records"), "dropped": st.get("dropped")}
+
+    # ---- interleaved wall-clock rounds ------------------------------------
+    def run_time(self):
+        mode = "quick" if self.args.quick else "full"
+        rounds = self.args.rounds or (3 if self.args.quick else 5)
+        scales = SCALES[mode]
+        res = self.res["time"]
+        order = [(wl, cc, c[0]) for wl in WORKLOADS for cc in COMPILERS for c in CONFIGS
+                 if self.available(wl, c[1], cc, c[2])]
+        log(f"timing: {rounds} interleaved rounds of {len(order)} runs, pinned to CPU "
+            f"{self.cpu}, scales {scales}")
+        ref_out = {}
+        for r in range(rounds):
+            for wl, cc, name in order:
+                st, out = self.launch(wl, name, cc, scales[wl])
+                d = res.setdefault(wl, {"scale": scales[wl]}).setdefault(cc, {}).setdefault(
+                    name, {"s": [], "records": [], "dropped": []})
+                want = ref_out.setdefault(wl, out)
+                if st["rc"] != 0 or out != want:
+                    log(f"!! {wl} {cc} {name}: rc={st['rc']} output {out!r} != {want!r}\n"
+                        f"{st['stderr'].strip()}")
+                    d["bad"] = True
+                d["s"].append(st.get("wall_s", float("nan")))
+                d["records"].append(st.get("records"))
+                d["dropped"].append(st.get("dropped"))
+            log(f"  round {r + 1}/{rounds} done")
+        for wl in res:
+            for cc in COMPILERS:
+                for name, d in res[wl].get(cc, {}).items():
+                    d["median"] = statistics.median(d["s"])
+
+    # ---- report ------------------------------------------------------------
+    def save(self):
+        with open(os.path.join(self.out, "results.json"), "w") as f:
+            json.dump(self.res, f, indent=1)
+        text = report(self.res)
+        with open(os.path.join(self.out, "results.md"), "w") as f:
+            f.write(text)
+        print(text)
+        log(f"saved {self.out}/results.json and {self.out}/results.md")
+
+
+def run(cmd, cpu):
+    p = subprocess.run(["taskset", "-c", cpu] + cmd, stdout=subprocess.PIPE, text=True)
+    if p.returncode:
+        sys.exit(f"bench: {' '.join(cmd)} failed ({p.returncode})")
+    return p.stdout
+
+
+def valgrind_ir(cmd):
+    p = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no",
+                        "--cachegrind-out-file=/dev/null"] + cmd,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    m = re.search(r"I\s+refs:\s+([\d,]+)", p.stderr)
+    if not m:
+        sys.exit(f"bench: valgrind {' '.join(cmd)}: no count\n{p.stderr}")
+    return int(m.group(1).replace(",", ""))
+
+
+def parse_kcovrun(err):
+    m = re.findall(r"^kcovrun: (.*)$", err, re.M)
+    if not m:
+        return {}
+    st = {}
+    for kv in m[-1].split():
+        k, v = kv.split("=")
+        st[k] = float(v) if "." in v else int(v)
+    return st
+
+
+def machine_info(args):
+    def sh(cmd):
+        try:
+            return subprocess.run(cmd, shell=True, stdout=subprocess.PIPE,
+                                  stderr=subprocess.DEVNULL, text=True).stdout.strip()
+        except OSError:
+            return ""
+    lscpu = sh("lscpu")
+    pick = lambda k: (re.search(rf"^{k}:\s*(.*)$", lscpu, re.M) or [None, "?"])[1]
+    ncpu = pick(r"CPU\(s\)")
+    return {
+        "date": datetime.date.today().isoformat(),
+        "cpu": f"{pick('Model name')} (family {pick('CPU family')} model {pick('Model')}), "
+               f"{ncpu} CPUs, L2 {pick('L2 cache')}, L3 {pick('L3 cache')}, "
+               f"{pick('Hypervisor vendor')} VM",
+        "mem": sh("free -g | awk '/Mem:/{print $2\" GiB\"}'"),
+        "os": sh(". /etc/os-release && echo $PRETTY_NAME") + ", Linux " + platform.release(),
+        "gcc": sh("gcc --version | head -1"),
+        "clang": sh("clang --version | head -1"),
+        "valgrind": sh("valgrind --version"),
+        "mode": "quick" if args.quick else "full",
+    }
+
+
+def ratio(a, b):
+    return a / b if a and b else float("nan")
+
+
+def fmt(x, spec=".2f"):
+    return "–" if x is None or (isinstance(x, float) and math.isnan(x)) else format(x, spec)
+
+
+def calls_of(cc_res):
+    """Callbacks per run: records + drops of a drop-mode ukcov run, if any."""
+    for name in ("uk.pc", "uks.pc"):
+        d = cc_res.get(name)
+        if d and d["dropped"] and d["dropped"][0] not in (None, -1):
+            return d["records"][0] + d["dropped"][0]
+    d = cc_res.get("ref.64M") or cc_res.get("uk.pc.64M")
+    return d["records"][0] if d and d["records"][0] else None
+
+
+def report(res):
+    meta = res["meta"]
+    L = [f"# ukcov benchmark ({meta['mode']} mode), {meta['date']}", "",
+         f"Machine: {meta['cpu']}, {meta['mem']}; {meta['os']}; {meta['gcc']}; "
+         f"{meta['clang']}; {meta['valgrind']}.", ""]
+    L += report_time(res)
+    L += report_targets(res)
+    L += report_icount(res)
+    L += report_ubench(res)
+    return "\n".join(L) + "\n"
+
+
+def report_time(res):
+    L = []
+    for wl, wres in res["time"].items():
+        L += [f"## {wl} (scale {wres['scale']}): median wall seconds of "
+              f"{len(next(iter(next(iter(wres[c].values())) for c in COMPILERS if c in wres))['s'])}"
+              " interleaved rounds", ""]
+        L += ["| config | what | " + " | ".join(
+            f"{cc} s | ×a | ×b0 | ×ref | ns/call" for cc in COMPILERS) + " |",
+              "|---|---|" + "---|---|---|---|---|" * len(COMPILERS)]
+        calls = {cc: calls_of(wres.get(cc, {})) for cc in COMPILERS}
+        for name, *_ in CONFIGS:
+            if not any(name in wres.get(cc, {}) for cc in COMPILERS):
+                continue
+            cells = []
+            for cc in COMPILERS:
+                r = wres.get(cc, {})
+                if name not in r:
+                    cells.append("– | – | – | – | –")
+                    continue
+                m = r[name]["median"]
+                b0 = r.get("b0c" if name.startswith(("ukc", "refc", "b0c")) else "b0", {})
+                ref = r.get({"uk.pc.64M": "ref.64M", "ukc.cmp": "refc", "ukc.off": "b0c"}.get(
+                    name, "ref"), {})
+                ns = (m - r["a"]["median"]) / calls[cc] * 1e9 if calls[cc] and "a" in r else None
+                bad = " ✗" if r[name].get("bad") else ""
+                cells.append(f"{m:.3f}{bad} | {fmt(ratio(m, r.get('a', {}).get('median')))} | "
+                             f"{fmt(ratio(m, b0.get('median')))} | "
+                             f"{fmt(ratio(m, ref.get('median')) if name.startswith(('uk', 'ref')) else None)}"
+                             f" | {fmt(ns if name != 'a' and not name.startswith(('refc', 'b0c', 'ukc')) else None)}")
+            L.append(f"| {name} | {DESC[name]} | " + " | ".join(cells) + " |")
+        L.append("")
+        L.append("Callbacks per run (trace-pc, from ukcov's record + drop counts): " + ", ".join(
+            f"{cc} {calls[cc] / 1e9:.3f} G" if calls[cc] else f"{cc} –" for cc in COMPILERS)
+            + ".  ×ref compares like with like: PC rows with ref, the 64 MiB row with "
+              "ref.64M, CMP rows with refc; ns/call = (t − t_a) / callbacks.")
+        L.append("")
+    return L
+
+
+def target_ratios(res, num, den):
+    out = []
+    for wl, wres in res["time"].items():
+        for cc in COMPILERS:
+            r = wres.get(cc, {})
+            if num in r and den in r:
+                out.append((wl, cc, r[num]["median"] / r[den]["median"]))
+    return out
+
+
+def geomean(xs):
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
+
+
+def report_targets(res):
+    L = ["## Targets (ratio of medians; verdict on the geometric mean over workloads and "
+         "compilers)", "", "| target | ratio | " + " | ".join(
+             f"{wl} {cc}" for wl in res["time"] for cc in COMPILERS) + " | geomean | verdict |",
+         "|---|---|" + "---|" * (len(res["time"]) * len(COMPILERS)) + "---|---|"]
+    for label, pairs, limit in TARGETS:
+        for num, den in pairs:
+            rs = target_ratios(res, num, den)
+            if not rs:
+                L.append(f"| {label} | {num} / {den} | not measured |")
+                continue
+            cells = {(wl, cc): v for wl, cc, v in rs}
+            g = geomean([v for *_, v in rs])
+            verdict = "met" if g <= limit else "NOT met"
+            L.append(f"| {label} | {num} / {den} | " + " | ".join(
+                fmt(cells.get((wl, cc)), ".3f") + ("" if cells.get((wl, cc), 0) <= limit else " !")
+                for wl in res["time"] for cc in COMPILERS) + f" | {g:.3f} | {verdict} (≤ {limit}) |")
+    L += ["", "`!` marks a single ratio above the limit.  Differences below ~5% are within "
+          "this VM's run-to-run noise; see the instruction counts for an exact signal.", ""]
+    return L
+
+
+ICOUNT_RATIOS = [("b0", "a"), ("ref", "b0"), ("uk.off", "b0"), ("uks.off", "b0"),
+                 ("uk.pc", "ref"), ("uks.pc", "uk.pc"), ("ukc.off", "b0c")]
+
+
+def report_icount(res):
+    ic = res["icount"]
+    if not ic:
+        return []
+    L = [f"## Instructions (valgrind, exact), scales {SCALES['icount']}", "",
+         "| workload | cc | a | " + " | ".join(f"{n} ×{d}" for n, d in ICOUNT_RATIOS) +
+         " | callbacks | insn/call b0 · uk.off · uk.pc |",
+         "|---|---|---|" + "---|" * len(ICOUNT_RATIOS) + "---|---|"]
+    for wl, wres in ic.items():
+        for cc, r in wres.items():
+            g = lambda n: (r.get(n) or {}).get("ir")
+            calls = None
+            if r.get("uk.pc") and r["uk.pc"]["dropped"] not in (None, -1):
+                calls = r["uk.pc"]["records"] + r["uk.pc"]["dropped"]
+            per = lambda n: fmt((g(n) - g("a")) / calls if calls and g(n) and g("a") else None)
+            L.append(f"| {wl} | {cc} | {fmt(g('a') and g('a') / 1e9, '.3f')} G | " + " | ".join(
+                fmt(ratio(g(n), g(d)), ".4f") for n, d in ICOUNT_RATIOS) +
+                f" | {fmt(calls and calls / 1e6, '.1f')} M | "
+                f"{per('b0')} · {per('uk.off')} · {per('uk.pc')} |")
+    L += ["", "The drop-mode runs (4 MiB buffer) store the first 512 Ki records and drop the "
+          "rest, so uk.pc/ref is mostly the full-buffer path.", ""]
+    return L
+
+
+def report_ubench(res):
+    ub = res["ubench"]
+    if not ub:
+        return []
+    rts = [(rt, label) for rt, label in UB_RUNTIMES if rt in ub]
+    L = ["## Micro-benchmark: ns per call (median of rounds, each the min of 3 runs); "
+         "instructions per call (valgrind) in brackets", "", ub.get("calib", ""), "",
+         "| mode | " + " | ".join(label for _, label in rts) + " |",
+         "|---|" + "---|" * len(rts)]
+    for mode, label in UB_MODES:
+        cells = []
+        for rt, _ in rts:
+            d = ub[rt].get(mode)
+            cells.append(f"{d['median']:.3f} [{d.get('insn', float('nan')):.2f}]" if d else "–")
+        L.append(f"| {label} | " + " | ".join(cells) + " |")
+    L.append("")
+    return L
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("builddir")
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--rounds", type=int, default=0)
+    ap.add_argument("--cpu", type=int, default=1)
+    ap.add_argument("--only", default="ubench,icount,time")
+    ap.add_argument("--report", action="store_true", help="reprint results.json only")
+    args = ap.parse_args()
+    b = Bench(args)
+    if args.report:
+        with open(os.path.join(b.out, "results.json")) as f:
+            b.res = json.load(f)
+        print(report(b.res))
+        return
+    parts = args.only.split(",")
+    if args.quick and "icount" in parts and args.only == ap.get_default("only"):
+        parts.remove("icount")
+    if "ubench" in parts:
+        b.run_ubench()
+    if "icount" in parts:
+        b.run_icount()
+    if "time" in parts:
+        b.run_time()
+    b.save()
+
+
+if __name__ == "__main__":
+    main()
