@@ -8,7 +8,6 @@
  * and either this tid or the marked one.  Threads that exec kills are
  * released like any exiting thread.
  */
-#include <alloca.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -116,16 +115,16 @@ static char **gather_args(const char *arg0, va_list ap, size_t *n,
 	return a ? NULL : store;	/* NULL: too many arguments */
 }
 
-#define EXECL_MAX 4096
+#define EXECL_MAX 4096	/* 32 KiB of stack, as glibc's execl uses */
 
 UKCOV_EXPORT int execl(const char *path, const char *arg, ...)
 {
-	char **argv = alloca(EXECL_MAX * sizeof(char *));
+	char *store[EXECL_MAX], **argv;
 	va_list ap;
 	size_t n;
 
 	va_start(ap, arg);
-	argv = gather_args(arg, ap, &n, argv, EXECL_MAX);
+	argv = gather_args(arg, ap, &n, store, EXECL_MAX);
 	va_end(ap);
 	if (!argv) {
 		errno = E2BIG;
@@ -136,12 +135,12 @@ UKCOV_EXPORT int execl(const char *path, const char *arg, ...)
 
 UKCOV_EXPORT int execlp(const char *file, const char *arg, ...)
 {
-	char **argv = alloca(EXECL_MAX * sizeof(char *));
+	char *store[EXECL_MAX], **argv;
 	va_list ap;
 	size_t n;
 
 	va_start(ap, arg);
-	argv = gather_args(arg, ap, &n, argv, EXECL_MAX);
+	argv = gather_args(arg, ap, &n, store, EXECL_MAX);
 	va_end(ap);
 	if (!argv) {
 		errno = E2BIG;
@@ -152,13 +151,13 @@ UKCOV_EXPORT int execlp(const char *file, const char *arg, ...)
 
 UKCOV_EXPORT int execle(const char *path, const char *arg, ...)
 {
-	char **argv = alloca(EXECL_MAX * sizeof(char *));
+	char *store[EXECL_MAX], **argv;
 	char *const *envp;
 	va_list ap;
 	size_t n;
 
 	va_start(ap, arg);
-	argv = gather_args(arg, ap, &n, argv, EXECL_MAX);
+	argv = gather_args(arg, ap, &n, store, EXECL_MAX);
 	envp = argv ? va_arg(ap, char *const *) : NULL;
 	va_end(ap);
 	if (!argv) {
