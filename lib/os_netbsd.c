@@ -64,7 +64,7 @@ static int netbsd_disable(struct ukcov_desc *d)
  * attach finds none; the argument is still copied in first. */
 static int netbsd_remote_attach(struct ukcov_desc *d, unsigned long arg)
 {
-	struct kcov_ioc_remote_attach ra;
+	struct kcov_ioc_remote_attach ra = { 0, 0 };
 	int rc = ukcov__copyin(&ra, (const void *)arg, sizeof(ra));
 
 	if (rc)
