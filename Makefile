@@ -57,6 +57,14 @@ $(B):
 clean:
 	rm -rf $(B) compile_commands.json
 
+# Static analysis of the runtime (and the tools, when present).
+.PHONY: lint
+lint:
+	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
+	    --std=c11 -D_GNU_SOURCE -Iinclude -Ilib lib/*.c
+	clang-tidy --quiet --warnings-as-errors='*' lib/*.c -- -std=gnu11 \
+	    -D_GNU_SOURCE -Iinclude -Ilib
+
 compile_commands.json:
 	$(MAKE) clean
 	bear -- $(MAKE) all
