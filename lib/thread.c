@@ -205,7 +205,11 @@ static void process_exit_handler(void)
 	struct ukcov_thread *t;
 
 	ukcov__modules_snapshot();
-	pthread_mutex_lock(&ukcov__proc_lock);
+	/* exit() called from a signal handler that interrupted us inside
+	 * the lock must not deadlock: the owner-dead check will release
+	 * the descriptors instead. */
+	if (pthread_mutex_trylock(&ukcov__proc_lock) != 0)
+		return;
 	for (t = thread_list; t; t = t->next) {
 		__atomic_store_n(&t->pc_area, NULL, __ATOMIC_RELEASE);
 		__atomic_store_n(&t->cmp_area, NULL, __ATOMIC_RELEASE);
