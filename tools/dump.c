@@ -1,0 +1,693 @@
+/*
+ * tools/dump.c -- ukcov dumps, module snapshots and raw/map pairs.
+ */
+#include "dump.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void dump_free(struct dump *d)
+{
+	for (size_t i = 0; i < d->nmods; i++) {
+		free(d->mods[i].path);
+		pcvec_free(&d->mods[i].pcs);
+	}
+	for (size_t i = 0; i < d->ninfo; i++)
+		free(d->info[i]);
+	free(d->mods);
+	free(d->cmps);
+	free(d->info);
+	memset(d, 0, sizeof(*d));
+}
+
+bool dump_looks_like(const void *buf, size_t len)
+{
+	return len >= strlen(DUMP_MAGIC) &&
+	       memcmp(buf, DUMP_MAGIC, strlen(DUMP_MAGIC)) == 0;
+}
+
+void build_id_hex(const uint8_t *id, size_t len, char *buf)
+{
+	static const char hx[] = "0123456789abcdef";
+
+	if (!len) {
+		strcpy(buf, "-");
+		return;
+	}
+	for (size_t i = 0; i < len; i++) {
+		buf[2 * i] = hx[id[i] >> 4];
+		buf[2 * i + 1] = hx[id[i] & 15];
+	}
+	buf[2 * len] = '\0';
+}
+
+size_t dump_add_module(struct dump *d, const char *path, const uint8_t *id,
+		       size_t idlen, uint64_t bias, uint64_t lo, uint64_t hi)
+{
+	struct dump_module *m;
+
+	d->mods = xrealloc(d->mods, (d->nmods + 1) * sizeof(*d->mods));
+	m = &d->mods[d->nmods];
+	memset(m, 0, sizeof(*m));
+	m->path = xstrdup(path);
+	if (idlen > sizeof(m->build_id))
+		idlen = sizeof(m->build_id);
+	memcpy(m->build_id, id, idlen);
+	m->build_id_len = idlen;
+	m->bias = bias, m->lo = lo, m->hi = hi;
+	return d->nmods++;
+}
+
+void dump_add_info(struct dump *d, const char *key, const char *value)
+{
+	d->info = xrealloc(d->info, (d->ninfo + 1) * sizeof(*d->info));
+	d->info[d->ninfo++] = xasprintf("%s %s", key, value);
+}
+
+static void add_cmp(struct dump *d, const struct cmp_rec *c)
+{
+	if (d->ncmps == d->capcmps) {
+		d->capcmps = d->capcmps ? d->capcmps * 2 : 256;
+		d->cmps = xrealloc(d->cmps, d->capcmps * sizeof(*d->cmps));
+	}
+	d->cmps[d->ncmps++] = *c;
+}
+
+/* ---- writer ---- */
+
+/* Paths are written raw except '\\' and bytes < 0x20 (\xHH). */
+static void put_path(struct strbuf *sb, const char *p)
+{
+	for (; *p; p++) {
+		if (*p == '\\')
+			sb_puts(sb, "\\\\");
+		else if ((unsigned char)*p < 0x20)
+			sb_printf(sb, "\\x%02x", (unsigned char)*p);
+		else
+			sb_add(sb, p, 1);
+	}
+}
+
+void dump_serialize(const struct dump *d, struct strbuf *sb)
+{
+	char hx[17], id[129];
+
+	sb_puts(sb, DUMP_MAGIC);
+	sb_printf(sb, "mode %s\n", d->cmp ? "cmp" : "pc");
+	for (size_t i = 0; i < d->ninfo; i++)
+		sb_printf(sb, "info %s\n", d->info[i]);
+	for (size_t i = 0; i < d->nmods; i++) {
+		const struct dump_module *m = &d->mods[i];
+
+		build_id_hex(m->build_id, m->build_id_len, id);
+		sb_printf(sb, "module %zu %s %llx %llx %llx ", i, id,
+			  (unsigned long long)m->bias,
+			  (unsigned long long)m->lo, (unsigned long long)m->hi);
+		put_path(sb, m->path);
+		sb_puts(sb, "\n");
+	}
+	for (size_t i = 0; i < d->nmods; i++) {
+		const struct pcvec *pv = &d->mods[i].pcs;
+
+		if (!pv->n)
+			continue;
+		sb_printf(sb, "pcs %zu %zu\n", i, pv->n);
+		for (size_t k = 0; k < pv->n; k++) {
+			int n = hex_u64(hx, pv->v[k]);
+
+			hx[n] = '\n';
+			sb_add(sb, hx, (size_t)n + 1);
+		}
+	}
+	for (size_t i = 0; i < d->ncmps; i++) {
+		const struct cmp_rec *c = &d->cmps[i];
+
+		if (c->module < 0)
+			sb_puts(sb, "cmp -");
+		else
+			sb_printf(sb, "cmp %d", c->module);
+		sb_printf(sb, " %llx %llx %llx %llx\n",
+			  (unsigned long long)c->off,
+			  (unsigned long long)c->type,
+			  (unsigned long long)c->arg1,
+			  (unsigned long long)c->arg2);
+	}
+	sb_puts(sb, "end\n");
+}
+
+/* ---- reader ---- */
+
+struct lines {
+	const char *p, *end;
+	size_t no;
+	char *line;		/* current line, NUL-terminated copy */
+	size_t cap;
+};
+
+/* Next line without its '\n'; false at the end of input. */
+static bool next_line(struct lines *ls)
+{
+	const char *nl;
+	size_t n;
+
+	if (ls->p >= ls->end)
+		return false;
+	nl = memchr(ls->p, '\n', (size_t)(ls->end - ls->p));
+	n = nl ? (size_t)(nl - ls->p) : (size_t)(ls->end - ls->p);
+	if (n + 1 > ls->cap) {
+		ls->cap = n + 1;
+		ls->line = xrealloc(ls->line, ls->cap);
+	}
+	memcpy(ls->line, ls->p, n);
+	ls->line[n] = '\0';
+	ls->p += n + (nl != NULL);
+	ls->no++;
+	return true;
+}
+
+/* Split off the next space-separated field of *s. */
+static char *field(char **s)
+{
+	char *f = *s, *sp;
+
+	if (!f || !*f)
+		return NULL;
+	sp = strchr(f, ' ');
+	if (sp) {
+		*sp = '\0';
+		*s = sp + 1;
+	} else {
+		*s = NULL;
+	}
+	return f;
+}
+
+static bool hex_field(char **s, uint64_t *v)
+{
+	char *f = field(s);
+
+	return f && parse_hex_u64(f, strlen(f), v);
+}
+
+static bool dec_field(char **s, size_t *v)
+{
+	char *f = field(s), *end;
+	unsigned long long x;
+
+	if (!f || *f < '0' || *f > '9')
+		return false;
+	x = strtoull(f, &end, 10);
+	*v = (size_t)x;
+	return *end == '\0' && x < ((size_t)1 << 40);
+}
+
+static bool parse_build_id(const char *f, uint8_t *id, size_t *len)
+{
+	size_t n = strlen(f);
+
+	*len = 0;
+	if (!strcmp(f, "-"))
+		return true;
+	if (n == 0 || n % 2 || n / 2 > 64)
+		return false;
+	for (size_t i = 0; i < n / 2; i++) {
+		uint64_t b;
+
+		if (!parse_hex_u64(f + 2 * i, 2, &b) || f[2 * i] == 'x' ||
+		    f[2 * i + 1] == 'x' || f[2 * i + 1] == 'X')
+			return false;
+		id[i] = (uint8_t)b;
+	}
+	*len = n / 2;
+	return true;
+}
+
+static bool unescape_path(const char *s, char **out)
+{
+	struct strbuf sb = { 0 };
+
+	sb_add(&sb, "", 0);
+	for (; *s; s++) {
+		uint64_t b;
+
+		if (*s != '\\') {
+			sb_add(&sb, s, 1);
+			continue;
+		}
+		if (s[1] == '\\') {
+			sb_add(&sb, "\\", 1);
+			s++;
+		} else if (s[1] == 'x' && s[2] && s[3] &&
+			   parse_hex_u64(s + 2, 2, &b) && b != 0) {
+			char c = (char)b;
+
+			sb_add(&sb, &c, 1);
+			s += 3;
+		} else {
+			sb_free(&sb);
+			return false;
+		}
+	}
+	*out = sb.s;
+	return true;
+}
+
+/* "<build-id|-> <bias> <lo> <hi> <path>", shared by dump module lines
+ * and snapshot lines.  m->path is malloc'd on success. */
+static bool module_fields(char *rest, struct dump_module *m)
+{
+	char *idf = field(&rest);
+
+	memset(m, 0, sizeof(*m));
+	return idf && parse_build_id(idf, m->build_id, &m->build_id_len) &&
+	       hex_field(&rest, &m->bias) && hex_field(&rest, &m->lo) &&
+	       hex_field(&rest, &m->hi) && rest && m->lo <= m->hi &&
+	       unescape_path(rest, &m->path);
+}
+
+/* "module <idx> <build-id> <bias> <lo> <hi> <path>" */
+static int parse_module(struct dump *d, char *rest, char err[ERRLEN],
+			size_t no)
+{
+	struct dump_module m;
+	size_t idx;
+
+	if (!dec_field(&rest, &idx) || !module_fields(rest, &m)) {
+		snprintf(err, ERRLEN, "line %zu: malformed module line", no);
+		return -1;
+	}
+	if (idx != d->nmods) {
+		snprintf(err, ERRLEN, "line %zu: module %zu out of order", no,
+			 idx);
+		free(m.path);
+		return -1;
+	}
+	dump_add_module(d, m.path, m.build_id, m.build_id_len, m.bias, m.lo,
+			m.hi);
+	free(m.path);
+	return 0;
+}
+
+/* "pcs <idx> <count>" and count lines of hex offsets. */
+static int parse_pcs(struct dump *d, struct lines *ls, char *rest,
+		     char err[ERRLEN])
+{
+	size_t idx, count, no = ls->no;
+	struct pcvec *pv;
+
+	if (!dec_field(&rest, &idx) || !dec_field(&rest, &count) || rest) {
+		snprintf(err, ERRLEN, "line %zu: malformed pcs line", no);
+		return -1;
+	}
+	if (idx >= d->nmods || d->mods[idx].pcs.n) {
+		snprintf(err, ERRLEN, "line %zu: pcs for unknown or repeated "
+			 "module %zu", no, idx);
+		return -1;
+	}
+	pv = &d->mods[idx].pcs;
+	for (size_t i = 0; i < count; i++) {
+		uint64_t v;
+
+		if (!next_line(ls)) {
+			snprintf(err, ERRLEN, "truncated: module %zu announces "
+				 "%zu PCs, the file ends after %zu", idx, count,
+				 i);
+			return -1;
+		}
+		if (!parse_hex_u64(ls->line, strlen(ls->line), &v)) {
+			snprintf(err, ERRLEN, "line %zu: expected a hex PC "
+				 "offset", ls->no);
+			return -1;
+		}
+		pcvec_push(pv, v);
+	}
+	return 0;
+}
+
+/* "cmp <idx|-> <off> <type> <arg1> <arg2>" */
+static int parse_cmp(struct dump *d, char *rest, char err[ERRLEN], size_t no)
+{
+	struct cmp_rec c;
+	char *m = field(&rest);
+	size_t idx = 0;
+
+	if (m && strcmp(m, "-") != 0) {
+		char *mm = m;
+
+		if (!dec_field(&mm, &idx) || idx >= d->nmods)
+			m = NULL;
+	}
+	if (!m || !hex_field(&rest, &c.off) || !hex_field(&rest, &c.type) ||
+	    !hex_field(&rest, &c.arg1) || !hex_field(&rest, &c.arg2) || rest) {
+		snprintf(err, ERRLEN, "line %zu: malformed cmp line", no);
+		return -1;
+	}
+	c.module = strcmp(m, "-") == 0 ? -1 : (int)idx;
+	add_cmp(d, &c);
+	return 0;
+}
+
+static int parse_line(struct dump *d, struct lines *ls, char err[ERRLEN])
+{
+	char *rest = ls->line, *kw = field(&rest);
+
+	if (!kw || kw[0] == '#')
+		return 0;
+	if (!strcmp(kw, "mode") && rest &&
+	    (!strcmp(rest, "pc") || !strcmp(rest, "cmp"))) {
+		d->cmp = rest[1] == 'm';
+		return 0;
+	}
+	if (!strcmp(kw, "info")) {
+		d->info = xrealloc(d->info, (d->ninfo + 1) * sizeof(*d->info));
+		d->info[d->ninfo++] = xstrdup(rest ? rest : "");
+		return 0;
+	}
+	if (!strcmp(kw, "module"))
+		return parse_module(d, rest, err, ls->no);
+	if (!strcmp(kw, "pcs"))
+		return parse_pcs(d, ls, rest, err);
+	if (!strcmp(kw, "cmp"))
+		return parse_cmp(d, rest, err, ls->no);
+	snprintf(err, ERRLEN, "line %zu: unknown keyword '%.40s'", ls->no, kw);
+	return -1;
+}
+
+int dump_parse(const char *buf, size_t len, struct dump *d, char err[ERRLEN])
+{
+	struct lines ls = { buf, buf + len, 0, NULL, 0 };
+	bool ended = false;
+	int r = 0;
+
+	memset(d, 0, sizeof(*d));
+	if (!dump_looks_like(buf, len)) {
+		snprintf(err, ERRLEN, "not a ukcov dump (no '%.12s' header)",
+			 DUMP_MAGIC);
+		return -1;
+	}
+	if (memchr(buf, '\0', len)) {
+		snprintf(err, ERRLEN, "not a ukcov dump: NUL bytes in a text "
+			 "format");
+		return -1;
+	}
+	next_line(&ls);
+	while (r == 0 && !ended && next_line(&ls)) {
+		if (!strcmp(ls.line, "end"))
+			ended = true;
+		else
+			r = parse_line(d, &ls, err);
+	}
+	if (r == 0 && !ended) {
+		snprintf(err, ERRLEN, "truncated: no 'end' line");
+		r = -1;
+	}
+	free(ls.line);
+	if (r < 0)
+		dump_free(d);
+	return r;
+}
+
+static int parse_cb(const char *buf, size_t len, void *d, char *err)
+{
+	return dump_parse(buf, len, d, err);
+}
+
+int dump_load(const char *path, struct dump *d)
+{
+	return load_parsed(path, parse_cb, d);
+}
+
+/* ---- union ---- */
+
+static bool same_module(const struct dump_module *a,
+			const struct dump_module *b)
+{
+	if (a->build_id_len && b->build_id_len)
+		return a->build_id_len == b->build_id_len &&
+		       memcmp(a->build_id, b->build_id, a->build_id_len) == 0;
+	return strcmp(a->path, b->path) == 0;
+}
+
+/* The smaller of two descriptions of one module, so a union does not
+ * depend on the order of its inputs. */
+static int cmp_desc(const struct dump_module *a, const struct dump_module *b)
+{
+	int c = strcmp(a->path, b->path);
+
+	if (c)
+		return c;
+	if (a->bias != b->bias)
+		return a->bias < b->bias ? -1 : 1;
+	if (a->lo != b->lo)
+		return a->lo < b->lo ? -1 : 1;
+	return a->hi < b->hi ? -1 : a->hi > b->hi;
+}
+
+static size_t union_module(struct dump *dst, const struct dump_module *m)
+{
+	for (size_t i = 0; i < dst->nmods; i++) {
+		struct dump_module *t = &dst->mods[i];
+
+		if (!same_module(t, m))
+			continue;
+		if (cmp_desc(m, t) < 0) {
+			free(t->path);
+			t->path = xstrdup(m->path);
+			t->bias = m->bias, t->lo = m->lo, t->hi = m->hi;
+		}
+		pcvec_append(&t->pcs, &m->pcs);
+		pcvec_sort_unique(&t->pcs, false);
+		return i;
+	}
+	size_t i = dump_add_module(dst, m->path, m->build_id, m->build_id_len,
+				   m->bias, m->lo, m->hi);
+
+	pcvec_append(&dst->mods[i].pcs, &m->pcs);
+	pcvec_sort_unique(&dst->mods[i].pcs, false);
+	return i;
+}
+
+void dump_union(struct dump *dst, const struct dump *src)
+{
+	size_t *map = xmalloc((src->nmods + 1) * sizeof(*map));
+
+	dst->cmp |= src->cmp;
+	for (size_t i = 0; i < src->nmods; i++)
+		map[i] = union_module(dst, &src->mods[i]);
+	for (size_t i = 0; i < src->ncmps; i++) {
+		struct cmp_rec c = src->cmps[i];
+
+		if (c.module >= 0)
+			c.module = (int)map[c.module];
+		add_cmp(dst, &c);
+	}
+	free(map);
+}
+
+static int cmp_module(const void *a, const void *b)
+{
+	const struct dump_module *x = a, *y = b;
+	size_t n = x->build_id_len < y->build_id_len ? x->build_id_len
+						     : y->build_id_len;
+	int c = memcmp(x->build_id, y->build_id, n);
+
+	if (c)
+		return c;
+	if (x->build_id_len != y->build_id_len)
+		return x->build_id_len < y->build_id_len ? -1 : 1;
+	return cmp_desc(x, y);
+}
+
+static int cmp_cmprec(const void *a, const void *b)
+{
+	const struct cmp_rec *x = a, *y = b;
+
+	if (x->module != y->module)
+		return x->module < y->module ? -1 : 1;
+	if (x->off != y->off)
+		return x->off < y->off ? -1 : 1;
+	if (x->type != y->type)
+		return x->type < y->type ? -1 : 1;
+	if (x->arg1 != y->arg1)
+		return x->arg1 < y->arg1 ? -1 : 1;
+	return x->arg2 < y->arg2 ? -1 : x->arg2 > y->arg2;
+}
+
+void dump_canonicalize(struct dump *d)
+{
+	size_t *rank = xmalloc((d->nmods + 1) * sizeof(*rank)), o = 0;
+	struct dump_module *sorted = xmalloc((d->nmods + 1) * sizeof(*sorted));
+
+	memcpy(sorted, d->mods, d->nmods * sizeof(*sorted));
+	if (d->nmods > 1)
+		qsort(sorted, d->nmods, sizeof(*sorted), cmp_module);
+	for (size_t i = 0; i < d->nmods; i++)
+		for (size_t k = 0; k < d->nmods; k++)
+			if (sorted[k].path == d->mods[i].path)
+				rank[i] = k;
+	for (size_t i = 0; i < d->ncmps; i++)
+		if (d->cmps[i].module >= 0)
+			d->cmps[i].module = (int)rank[d->cmps[i].module];
+	free(d->mods);
+	d->mods = sorted;
+	for (size_t i = 0; i < d->nmods; i++)
+		pcvec_sort_unique(&d->mods[i].pcs, false);
+	if (d->ncmps > 1)
+		qsort(d->cmps, d->ncmps, sizeof(*d->cmps), cmp_cmprec);
+	for (size_t i = 0; i < d->ncmps; i++)
+		if (!o || cmp_cmprec(&d->cmps[o - 1], &d->cmps[i]) != 0)
+			d->cmps[o++] = d->cmps[i];
+	d->ncmps = o;
+	free(rank);
+}
+
+int dump_find_module(const struct dump *d, uint64_t pc)
+{
+	for (size_t i = 0; i < d->nmods; i++)
+		if (pc >= d->mods[i].lo && pc < d->mods[i].hi)
+			return (int)i;
+	return -1;
+}
+
+/* ---- module snapshots (UKCOV_MODULES) ---- */
+
+static int snapshot_line(struct dump *d, char *rest, long pid,
+			 char err[ERRLEN], size_t no)
+{
+	struct dump_module s;
+	size_t p;
+
+	if (!dec_field(&rest, &p) || !module_fields(rest, &s)) {
+		snprintf(err, ERRLEN, "line %zu: malformed module line", no);
+		return -1;
+	}
+	for (size_t i = 0; i < d->nmods && (pid <= 0 || (long)p == pid); i++) {
+		struct dump_module *m = &d->mods[i];
+
+		if (m->bias == s.bias && !strcmp(m->path, s.path)) {
+			m->lo = s.lo < m->lo ? s.lo : m->lo;
+			m->hi = s.hi > m->hi ? s.hi : m->hi;
+			free(s.path);
+			return 0;
+		}
+	}
+	if (pid <= 0 || (long)p == pid)
+		dump_add_module(d, s.path, s.build_id, s.build_id_len, s.bias,
+				s.lo, s.hi);
+	free(s.path);
+	return 0;
+}
+
+int modules_parse(const char *buf, size_t len, long pid, struct dump *d,
+		  char err[ERRLEN])
+{
+	struct lines ls = { buf, buf + len, 0, NULL, 0 };
+	int r = 0;
+
+	if (memchr(buf, '\0', len)) {
+		snprintf(err, ERRLEN, "not a module table: NUL bytes");
+		return -1;
+	}
+	while (r == 0 && next_line(&ls)) {
+		char *rest = ls.line, *kw = field(&rest);
+
+		if (!kw || kw[0] == '#')
+			continue;
+		if (strcmp(kw, "M") != 0) {
+			snprintf(err, ERRLEN, "line %zu: expected 'M <pid> "
+				 "<build-id> <bias> <lo> <hi> <path>'", ls.no);
+			r = -1;
+		} else {
+			r = snapshot_line(d, rest, pid, err, ls.no);
+		}
+	}
+	free(ls.line);
+	return r;
+}
+
+/* ---- sancov.py raw/map ---- */
+
+static int map_line(struct dump *d, char *line, size_t no, char err[ERRLEN])
+{
+	uint64_t start, end, base;
+	char *s = line, *f[3];
+
+	for (int i = 0; i < 3; i++) {
+		while (*s == ' ' || *s == '\t')
+			s++;
+		f[i] = s;
+		while (*s && *s != ' ' && *s != '\t')
+			s++;
+		if (*s)
+			*s++ = '\0';
+	}
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (!*f[2] || !*s || !parse_hex_u64(f[0], strlen(f[0]), &start) ||
+	    !parse_hex_u64(f[1], strlen(f[1]), &end) ||
+	    !parse_hex_u64(f[2], strlen(f[2]), &base) || start > end) {
+		snprintf(err, ERRLEN, "line %zu: expected 'start end base "
+			 "path' (hex)", no);
+		return -1;
+	}
+	dump_add_module(d, s, NULL, 0, base, start, end);
+	return 0;
+}
+
+static int parse_map(const char *map, size_t maplen, struct dump *d,
+		     int *bits, char err[ERRLEN])
+{
+	struct lines ls = { map, map + maplen, 0, NULL, 0 };
+	int r = 0;
+
+	if (memchr(map, '\0', maplen) || !next_line(&ls) ||
+	    (strcmp(ls.line, "32") && strcmp(ls.line, "64"))) {
+		snprintf(err, ERRLEN, "not a .sancov.map: the first line must "
+			 "be the bitness, 32 or 64");
+		free(ls.line);
+		return -1;
+	}
+	*bits = atoi(ls.line);
+	while (r == 0 && next_line(&ls)) {
+		size_t n = strlen(ls.line);
+
+		while (n && (ls.line[n - 1] == '\r' || ls.line[n - 1] == ' '))
+			ls.line[--n] = '\0';
+		if (n)
+			r = map_line(d, ls.line, ls.no, err);
+	}
+	free(ls.line);
+	return r;
+}
+
+int rawmap_parse(const char *raw, size_t rawlen, const char *map,
+		 size_t maplen, struct dump *d, int *bits, size_t *outside,
+		 char err[ERRLEN])
+{
+	size_t w;
+
+	memset(d, 0, sizeof(*d));
+	*outside = 0;
+	if (parse_map(map, maplen, d, bits, err) < 0) {
+		dump_free(d);
+		return -1;
+	}
+	w = (size_t)*bits / 8;
+	for (size_t off = 0; off + w <= rawlen; off += w) {
+		uint64_t pc = 0;
+		int m;
+
+		memcpy(&pc, raw + off, w);	/* little-endian host */
+		if (pc == 0)
+			continue;
+		m = dump_find_module(d, pc);
+		if (m < 0) {
+			++*outside;
+			continue;
+		}
+		pcvec_push(&d->mods[m].pcs, pc - d->mods[m].bias);
+	}
+	for (size_t i = 0; i < d->nmods; i++)
+		pcvec_sort_unique(&d->mods[i].pcs, false);
+	return 0;
+}

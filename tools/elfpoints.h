@@ -1,0 +1,39 @@
+/*
+ * tools/elfpoints.h -- find every coverage point of an ELF binary.
+ *
+ * A coverage point is a call to a SanitizerCoverage PC callback
+ * (__sanitizer_cov_trace_pc_guard, __sanitizer_cov_trace_pc and the legacy
+ * names sancov knows), direct or through a PLT stub or a GOT slot.  Its
+ * address is next-instruction - 1, the value the trace-pc-guard runtime
+ * writes to .sancov (x86-64; sancov.cpp getPreviousInstructionPc).  A kcov
+ * record holds the return address itself, i.e. the point + 1.
+ */
+#ifndef UKCOV_TOOLS_ELFPOINTS_H
+#define UKCOV_TOOLS_ELFPOINTS_H
+
+#include "sancov_file.h"
+
+struct elf_info {
+	uint8_t build_id[64];	/* NT_GNU_BUILD_ID descriptor */
+	size_t build_id_len;	/* 0: none */
+	int elf_type;		/* ET_EXEC, ET_DYN, ... */
+};
+
+/*
+ * Find all coverage points (sorted, unique ELF virtual addresses) of the
+ * ELF image in buf.  Returns 0, or -1 with a message in err (not an ELF
+ * file, unsupported machine, no coverage callbacks found ...).
+ */
+int elfpoints_scan(const void *buf, size_t len, struct pcvec *points,
+		   char err[ERRLEN]);
+
+/* Same for a file; prints "FILE: problem" on failure. */
+int elfpoints_load(const char *path, struct pcvec *points);
+
+/* Build-id and type of an ELF file; -1 with err if it is not ELF. */
+int elf_read_info(const char *path, struct elf_info *info, char err[ERRLEN]);
+
+/* True if buf looks like an ELF file (magic only). */
+bool is_elf_image(const void *buf, size_t len);
+
+#endif

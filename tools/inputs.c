@@ -1,0 +1,320 @@
+/*
+ * tools/inputs.c -- the inputs of the symbolizing commands.
+ *
+ * sancov decides what a file is from its name (*.symcov, *.PID.sancov,
+ * everything else is a binary).  We look at the content instead (ELF
+ * magic, .sancov magic, dump header, JSON), so a binary given where a
+ * .sancov is expected, or a .sancov without a pid, is named for what it
+ * is.  .sancov files are matched to binaries by sancov's name rule; dump
+ * modules by build-id.
+ */
+#include "ukcov.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dump.h"
+#include "elfpoints.h"
+
+enum kind { K_ELF, K_SANCOV, K_SYMCOV, K_DUMP };
+
+static int classify(const char *path, enum kind *k)
+{
+	char head[64];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0) {
+		msg_error("%s: %s", path, strerror(errno));
+		return -1;
+	}
+	n = read(fd, head, sizeof(head));
+	close(fd);
+	if (n < 0) {
+		msg_error("%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (is_elf_image(head, (size_t)n))
+		*k = K_ELF;
+	else if (sancov_has_magic(head, (size_t)n))
+		*k = K_SANCOV;
+	else if (dump_looks_like(head, (size_t)n))
+		*k = K_DUMP;
+	else if (symcov_looks_like(head, (size_t)n))
+		*k = K_SYMCOV;
+	else {
+		msg_error("%s: not a binary, .sancov, .symcov or ukcov dump "
+			  "(unrecognized content)", path);
+		return -1;
+	}
+	return 0;
+}
+
+struct binary {
+	const char *path;
+	const char *name;	/* basename */
+	struct pcvec covered;
+	bool has_coverage;
+	struct elf_info info;
+	bool info_read;
+};
+
+struct inputs {
+	struct binary *bins;
+	size_t nbins;
+	const char **symcovs, **dumps, **sancovs;
+	size_t nsymcovs, ndumps, nsancovs;
+};
+
+static int add_binary(struct inputs *in, const char *path)
+{
+	const char *name = path_basename(path);
+
+	for (size_t i = 0; i < in->nbins; i++)
+		if (!strcmp(in->bins[i].name, name)) {
+			msg_error("duplicate binary file with a short name: %s "
+				  "(%s and %s; coverage files are matched to "
+				  "binaries by name)", name, in->bins[i].path,
+				  path);
+			return -1;
+		}
+	in->bins = xrealloc(in->bins, (in->nbins + 1) * sizeof(*in->bins));
+	memset(&in->bins[in->nbins], 0, sizeof(*in->bins));
+	in->bins[in->nbins].path = path;
+	in->bins[in->nbins++].name = name;
+	return 0;
+}
+
+static void push(const char ***v, size_t *n, const char *s)
+{
+	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
+	(*v)[(*n)++] = s;
+}
+
+static int sort_inputs(struct options *o, struct inputs *in)
+{
+	for (int i = 0; i < o->nargs; i++) {
+		enum kind k;
+
+		if (classify(o->args[i], &k) < 0)
+			return -1;
+		if (k == K_ELF && add_binary(in, o->args[i]) < 0)
+			return -1;
+		if (k == K_SANCOV)
+			push(&in->sancovs, &in->nsancovs, o->args[i]);
+		if (k == K_SYMCOV)
+			push(&in->symcovs, &in->nsymcovs, o->args[i]);
+		if (k == K_DUMP)
+			push(&in->dumps, &in->ndumps, o->args[i]);
+	}
+	return 0;
+}
+
+/* The binary a .sancov file belongs to: NAME.PID.sancov, else NAME.sancov. */
+static struct binary *sancov_binary(struct inputs *in, const char *path)
+{
+	char *mod = sancov_module_name(path);
+	const char *base = path_basename(path);
+	size_t n = strlen(base);
+	struct binary *b = NULL;
+
+	if (!mod && n > 7 && !strcmp(base + n - 7, ".sancov")) {
+		mod = xstrdup(base);
+		mod[n - 7] = '\0';
+	}
+	for (size_t i = 0; mod && i < in->nbins && !b; i++)
+		if (!strcmp(in->bins[i].name, mod))
+			b = &in->bins[i];
+	if (!b)
+		msg_error("%s: object file for coverage not found: no binary "
+			  "named '%s' among the inputs (.sancov files are "
+			  "matched by the name before .PID.sancov)", path,
+			  mod ? mod : base);
+	free(mod);
+	return b;
+}
+
+static int read_sancovs(struct inputs *in)
+{
+	for (size_t i = 0; i < in->nsancovs; i++) {
+		struct binary *b = sancov_binary(in, in->sancovs[i]);
+		int bits;
+
+		if (!b || sancov_load(in->sancovs[i], &b->covered, &bits) < 0)
+			return -1;
+		b->has_coverage = true;
+	}
+	return 0;
+}
+
+static struct elf_info *binary_info(struct binary *b)
+{
+	char err[ERRLEN];
+
+	if (!b->info_read && elf_read_info(b->path, &b->info, err) < 0)
+		memset(&b->info, 0, sizeof(b->info));
+	b->info_read = true;
+	return &b->info;
+}
+
+static bool id_equal(const struct elf_info *e, const struct dump_module *m)
+{
+	return e->build_id_len && e->build_id_len == m->build_id_len &&
+	       !memcmp(e->build_id, m->build_id, m->build_id_len);
+}
+
+/* A dump module's binary: by build-id among the inputs, else the
+ * recorded path if its build-id matches. */
+static struct binary *module_binary(struct inputs *in, const char *dump,
+				    const struct dump_module *m)
+{
+	char id[129];
+
+	for (size_t i = 0; i < in->nbins; i++)
+		if (id_equal(binary_info(&in->bins[i]), m))
+			return &in->bins[i];
+	build_id_hex(m->build_id, m->build_id_len, id);
+	for (size_t i = 0; i < in->nbins; i++)
+		if (!m->build_id_len &&
+		    !strcmp(in->bins[i].name, path_basename(m->path)))
+			return &in->bins[i];
+	if (m->build_id_len && access(m->path, R_OK) == 0) {
+		struct elf_info e;
+		char err[ERRLEN];
+
+		if (elf_read_info(m->path, &e, err) == 0 && id_equal(&e, m) &&
+		    add_binary(in, m->path) == 0)
+			return &in->bins[in->nbins - 1];
+	}
+	msg_warn("%s: no binary with build-id %s for module %s; pass it on "
+		 "the command line (its %zu PCs are skipped)", dump, id,
+		 m->path, m->pcs.n);
+	return NULL;
+}
+
+static int read_dumps(struct inputs *in)
+{
+	for (size_t i = 0; i < in->ndumps; i++) {
+		struct dump d;
+
+		if (dump_load(in->dumps[i], &d) < 0)
+			return -1;
+		for (size_t k = 0; k < d.nmods; k++) {
+			struct binary *b;
+
+			if (!d.mods[k].pcs.n)
+				continue;
+			b = module_binary(in, in->dumps[i], &d.mods[k]);
+			if (!b)
+				continue;
+			pcvec_append(&b->covered, &d.mods[k].pcs);
+			b->has_coverage = true;
+		}
+		dump_free(&d);
+	}
+	return 0;
+}
+
+static int cmp_binary(const void *a, const void *b)
+{
+	return strcmp(((const struct binary *)a)->path,
+		      ((const struct binary *)b)->path);
+}
+
+/* Symbolize each binary with coverage; symcovs are read as they are. */
+static int collect(struct inputs *in, const struct cov_opts *co,
+		   struct strtab *strs, struct symcov **v, size_t *n)
+{
+	for (size_t i = 0; i < in->nsymcovs; i++) {
+		v[*n] = xmalloc(sizeof(**v));
+		symcov_init(v[*n], strs);
+		if (symcov_load(in->symcovs[i], v[(*n)++]) < 0)
+			return -1;
+	}
+	if (in->nbins > 1)
+		qsort(in->bins, in->nbins, sizeof(*in->bins), cmp_binary);
+	for (size_t i = 0; i < in->nbins; i++) {
+		struct binary *b = &in->bins[i];
+
+		if (!b->has_coverage) {
+			msg_warn("no coverage file for %s", b->path);
+			continue;
+		}
+		pcvec_sort_unique(&b->covered, true);
+		v[*n] = xmalloc(sizeof(**v));
+		symcov_init(v[*n], strs);
+		if (symcov_from_binary(b->path, &b->covered, b->path, co,
+				       v[(*n)++]) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static void free_inputs(struct inputs *in)
+{
+	for (size_t i = 0; i < in->nbins; i++)
+		pcvec_free(&in->bins[i].covered);
+	free(in->bins);
+	free(in->symcovs);
+	free(in->dumps);
+	free(in->sancovs);
+}
+
+int load_symbolized(struct options *o, struct symcov *out,
+		    struct strtab *strs)
+{
+	struct inputs in = { 0 };
+	struct cov_opts co;
+	struct symcov **v = NULL;
+	size_t n = 0;
+	int r = EXIT_DATA;
+
+	if (make_cov_opts(o, &co) != 0)
+		return EXIT_DATA;
+	if (sort_inputs(o, &in) < 0 || read_sancovs(&in) < 0 ||
+	    read_dumps(&in) < 0)
+		goto out;
+	v = xcalloc(in.nsymcovs + in.nbins + 1, sizeof(*v));
+	if (collect(&in, &co, strs, v, &n) < 0)
+		goto out;
+	if (n == 0) {
+		msg_error("no valid coverage files given (need a binary with "
+			  "its .sancov files or dumps, or .symcov files)");
+		goto out;
+	}
+	symcov_init(out, strs);
+	symcov_union(v, n, out);
+	r = 0;
+out:
+	for (size_t i = 0; i < n; i++) {
+		symcov_free(v[i]);
+		free(v[i]);
+	}
+	free(v);
+	free_inputs(&in);
+	free_cov_opts(&co);
+	return r;
+}
+
+int make_cov_opts(const struct options *o, struct cov_opts *co)
+{
+	memset(co, 0, sizeof(*co));
+	co->demangle = o->demangle;
+	co->skip_dead = o->skip_dead;
+	co->strip_prefix = o->strip_prefix;
+	co->dflt = o->default_ignorelist ? ignorelist_default() : NULL;
+	if (o->ignorelist && !(co->user = ignorelist_load(o->ignorelist))) {
+		ignorelist_free(co->dflt);
+		return EXIT_DATA;
+	}
+	return 0;
+}
+
+void free_cov_opts(struct cov_opts *co)
+{
+	ignorelist_free(co->dflt);
+	ignorelist_free(co->user);
+}

@@ -1,0 +1,56 @@
+# tools/tools.mk -- ukcov(1), the coverage tool, and the ukcov-cc/ukcov-c++
+# compiler wrappers.  Included by the top-level Makefile.
+#
+# The tool is never instrumented.  It needs libdw/libelf (symbolization,
+# ELF), capstone (finding coverage points) and libstdc++ (__cxa_demangle).
+# `ukcov run` loads libukcov.so.0 at run time (dlopen), so the tool builds
+# and works for every other command without the runtime library.
+
+TOOL_SRCS := $(filter-out tools/wrapper.c,$(wildcard tools/*.c))
+TOOL_OBJS := $(patsubst tools/%.c,$(B)/tools/%.o,$(TOOL_SRCS))
+TOOL_HDRS := $(wildcard tools/*.h) include/ukcov/kcov.h include/ukcov/linux/kcov.h
+TOOL_CFLAGS := -std=gnu11 -O2 -g -fno-sanitize=all -D_GNU_SOURCE -Iinclude \
+               $(WARN) $(shell pkg-config --cflags libdw 2>/dev/null)
+TOOL_LDLIBS := -ldw -lelf -lcapstone -lstdc++ -ldl
+
+tools: $(B)/ukcov $(B)/ukcov-cc $(B)/ukcov-c++
+
+$(B)/tools/%.o: tools/%.c $(TOOL_HDRS) | $(B)
+	@mkdir -p $(dir $@)
+	$(CC) $(TOOL_CFLAGS) -c $< -o $@
+
+$(B)/ukcov: $(TOOL_OBJS)
+	$(CC) $(TOOL_OBJS) $(TOOL_LDLIBS) -o $@
+
+# One wrapper binary; it looks at its own name to pick C or C++.
+$(B)/ukcov-cc: tools/wrapper.c | $(B)
+	$(CC) $(TOOL_CFLAGS) -DUKCOV_LIBDIR_REL='"../lib"' $< -o $@
+
+$(B)/ukcov-c++: $(B)/ukcov-cc
+	ln -sf ukcov-cc $@
+
+.PHONY: install-tool
+install-extra:: install-tool
+install-tool: tools
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	$(INSTALL) -m 755 $(B)/ukcov $(B)/ukcov-cc $(DESTDIR)$(BINDIR)/
+	ln -sf ukcov-cc $(DESTDIR)$(BINDIR)/ukcov-c++
+	$(INSTALL) -m 644 man/ukcov.1 $(DESTDIR)$(MANDIR)/man1/
+
+# The tool suite's fuzz harnesses (clang libFuzzer + ASan, never mixed
+# with the tool's own objects).
+FUZZ_PARSERS := sancov symcov dump rawmap elfpoints modules
+FUZZ_BINS := $(patsubst %,$(B)/fuzz/fuzz-%,$(FUZZ_PARSERS))
+FUZZ_SRCS := tools/util.c tools/sancov_file.c tools/strtab.c tools/json.c \
+             tools/symcov.c tools/dump.c tools/elfpoints.c
+
+$(B)/fuzz/fuzz-%: tests/tool/fuzz/fuzz_%.c $(FUZZ_SRCS) $(TOOL_HDRS) | $(B)
+	@mkdir -p $(dir $@)
+	clang -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
+	    -fno-sanitize-recover=undefined -D_GNU_SOURCE -Iinclude -Itools \
+	    $< $(FUZZ_SRCS) -lelf -lcapstone -o $@
+
+.PHONY: tool-fuzz
+tool-fuzz: $(FUZZ_BINS)
+
+test-prep:: tools tool-fuzz

@@ -1,0 +1,310 @@
+/*
+ * tools/ukcov.c -- ukcov(1): command dispatch, option parsing, help.
+ *
+ * Both spellings work: "ukcov print FILE" and sancov's "ukcov -print
+ * FILE"; options may be written --strip-path-prefix=X or sancov's
+ * -strip_path_prefix=X, booleans as --no-demangle or -demangle=0.
+ */
+#include "ukcov.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../include/ukcov/kcov.h"
+
+struct command {
+	const char *name;
+	const char *sancov_name;	/* sancov's action spelling, or NULL */
+	command_fn fn;
+};
+
+static const struct command commands[] = {
+	{ "run", NULL, cmd_run },
+	{ "print", "print", cmd_print },
+	{ "merge", "merge", cmd_merge },
+	{ "diff", NULL, cmd_diff },
+	{ "missing", NULL, cmd_missing },
+	{ "print-coverage-pcs", "print-coverage-pcs", cmd_print_points },
+	{ "covered-functions", "covered-functions", cmd_covered_functions },
+	{ "not-covered-functions", "not-covered-functions",
+	  cmd_not_covered_functions },
+	{ "stats", "print-coverage-stats", cmd_stats },
+	{ "symbolize", "symbolize", cmd_symbolize },
+	{ "rawunpack", NULL, cmd_rawunpack },
+	{ "lcov", NULL, cmd_lcov },
+	{ "cobertura", NULL, cmd_cobertura },
+	{ "report", "html-report", cmd_report },
+	{ "cmp", NULL, cmd_cmp },
+};
+
+#define NCOMMANDS (sizeof(commands) / sizeof(*commands))
+
+static const char usage_text[] =
+"usage: ukcov COMMAND [OPTIONS] FILE...\n"
+"\n"
+"Collect:\n"
+"  run [--mode pc|cmp] [--size N] [--raw] [-o DUMP] -- PROG ARGS\n"
+"                          run PROG with a kcov descriptor, print or save\n"
+"                          what it covered\n"
+"Raw coverage (.sancov, ukcov dumps):\n"
+"  print FILE...           covered PCs, one file after another\n"
+"  merge [-o OUT] FILE...  union of .sancov files, dumps or .symcov files\n"
+"  diff [-o OUT] A B       PCs covered in A and not in B\n"
+"  missing BIN [COV...]    coverage points of BIN not covered\n"
+"  rawunpack FILE.sancov.raw...  split raw PCs + .sancov.map by module\n"
+"  print-coverage-pcs BIN...     every coverage point of the binaries\n"
+"Symbolized (inputs: binaries with .sancov files or dumps, .symcov):\n"
+"  symbolize               .symcov JSON, as sancov -symbolize\n"
+"  covered-functions, not-covered-functions, stats\n"
+"  lcov [--test-name T]    lcov tracefile for genhtml\n"
+"  cobertura               Cobertura XML (coverage-04.dtd)\n"
+"  report [-o FILE]        self-contained HTML report\n"
+"  cmp [--modules FILE|BIN...] BUF   decode a kcov CMP buffer or cmp dump\n"
+"\n"
+"Options:\n"
+"  -o, --output FILE       write to FILE instead of stdout\n"
+"  --strip-path-prefix P   drop source paths up to and including P\n"
+"  --ignorelist FILE       sancov ignorelist (fun:/src: patterns)\n"
+"  --no-default-ignorelist, --no-demangle, --no-skip-dead-files\n"
+"  --source-root DIR       where report sources are (default: as recorded)\n"
+"  --allow-missing-sources report: render files whose source is missing\n"
+"  -h, --help              this text;  --version  the version\n"
+"\n"
+"See ukcov(1).  Exit status: 0 success, 1 bad input, 2 usage error.\n";
+
+static void usage(FILE *f)
+{
+	fputs(usage_text, f);
+}
+
+/* Canonical option name: no leading dashes, '_' -> '-'. */
+static char *canon(const char *arg, const char **value)
+{
+	const char *s = arg;
+	const char *eq;
+	char *name;
+
+	while (*s == '-')
+		s++;
+	eq = strchr(s, '=');
+	*value = eq ? eq + 1 : NULL;
+	name = xstrdup(s);
+	if (eq)
+		name[eq - s] = '\0';
+	for (char *p = name; *p; p++)
+		if (*p == '_')
+			*p = '-';
+	return name;
+}
+
+static bool parse_bool(const char *name, const char *v, bool *out)
+{
+	if (!v || !strcmp(v, "1") || !strcmp(v, "true")) {
+		*out = true;
+	} else if (!strcmp(v, "0") || !strcmp(v, "false")) {
+		*out = false;
+	} else {
+		msg_error("option %s: expected 0 or 1, got '%s'", name, v);
+		return false;
+	}
+	return true;
+}
+
+struct opt_def {
+	const char *name;
+	const char *alias;
+	int kind;		/* 's' string, 'b' bool, 'n' number */
+	size_t off;
+};
+
+#define OFF(f) offsetof(struct options, f)
+static const struct opt_def opt_defs[] = {
+	{ "o", "output", 's', OFF(output) },
+	{ "strip-path-prefix", NULL, 's', OFF(strip_prefix) },
+	{ "ignorelist", "blacklist", 's', OFF(ignorelist) },
+	{ "demangle", NULL, 'b', OFF(demangle) },
+	{ "skip-dead-files", NULL, 'b', OFF(skip_dead) },
+	{ "use-default-ignorelist", "use-default-blacklist", 'b',
+	  OFF(default_ignorelist) },
+	{ "default-ignorelist", NULL, 'b', OFF(default_ignorelist) },
+	{ "mode", NULL, 's', OFF(mode) },
+	{ "size", NULL, 'n', OFF(size) },
+	{ "threads", NULL, 's', OFF(threads) },
+	{ "raw", NULL, 'b', OFF(raw) },
+	{ "source-root", NULL, 's', OFF(source_root) },
+	{ "allow-missing-sources", NULL, 'b', OFF(allow_missing_sources) },
+	{ "title", NULL, 's', OFF(title) },
+	{ "test-name", NULL, 's', OFF(test_name) },
+	{ "modules", NULL, 's', OFF(modules) },
+};
+
+static const struct opt_def *find_opt(const char *name, bool *negated)
+{
+	*negated = false;
+	if (strncmp(name, "no-", 3) == 0) {
+		*negated = true;
+		name += 3;
+	}
+	for (size_t i = 0; i < sizeof(opt_defs) / sizeof(*opt_defs); i++) {
+		const struct opt_def *d = &opt_defs[i];
+
+		if (!strcmp(name, d->name) || (d->alias && !strcmp(name,
+								   d->alias)))
+			return (*negated && d->kind != 'b') ? NULL : d;
+	}
+	return NULL;
+}
+
+static int set_opt(struct options *o, const struct opt_def *d, bool neg,
+		   const char *name, const char *v)
+{
+	char *base = (char *)o + d->off;
+	char *end;
+
+	switch (d->kind) {
+	case 'b':
+		if (!parse_bool(name, v, (bool *)base))
+			return EXIT_USAGE;
+		if (neg)
+			*(bool *)base = !*(bool *)base;
+		return 0;
+	case 'n':
+		*(unsigned long *)base = strtoul(v, &end, 0);
+		if (!*v || *end || *(unsigned long *)base == 0) {
+			msg_error("option %s: expected a positive number, got "
+				  "'%s'", name, v);
+			return EXIT_USAGE;
+		}
+		return 0;
+	default:
+		*(const char **)base = v;
+		return 0;
+	}
+}
+
+/* One option at argv[*i]; may consume the next argument as its value. */
+static int parse_option(struct options *o, int argc, char **argv, int *i)
+{
+	const char *v;
+	char *name = canon(argv[*i], &v);
+	bool neg;
+	const struct opt_def *d = find_opt(name, &neg);
+	int r = 0;
+
+	if (!d) {
+		msg_error("unknown option '%s' (see ukcov --help)", argv[*i]);
+		r = EXIT_USAGE;
+	} else if (d->kind != 'b' && !v) {
+		if (*i + 1 >= argc) {
+			msg_error("option '%s' needs a value", argv[*i]);
+			r = EXIT_USAGE;
+		} else {
+			v = argv[++*i];
+		}
+	}
+	if (!r)
+		r = set_opt(o, d, neg, argv[*i], v);
+	free(name);
+	return r;
+}
+
+static const struct command *find_command(const char *arg, bool dashed)
+{
+	const char *v;
+	char *name = canon(arg, &v);
+	const struct command *c = NULL;
+
+	for (size_t i = 0; i < NCOMMANDS && !c; i++) {
+		if (!dashed && !strcmp(arg, commands[i].name))
+			c = &commands[i];
+		else if (dashed && commands[i].sancov_name &&
+			 !strcmp(name, commands[i].sancov_name) && !v)
+			c = &commands[i];
+	}
+	free(name);
+	return c;
+}
+
+static void set_defaults(struct options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->demangle = o->skip_dead = o->default_ignorelist = true;
+	o->mode = "pc";
+	o->threads = "main";
+	o->size = 1UL << 20;
+}
+
+static int special_flag(const char *a)
+{
+	if (!strcmp(a, "-h") || !strcmp(a, "--help") || !strcmp(a, "-help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(a, "--version") || !strcmp(a, "-version")) {
+		printf("ukcov %s\n", UKCOV_VERSION_STRING);
+		return 0;
+	}
+	return -1;
+}
+
+/* Parse everything; "--" ends options (what follows is run's PROG). */
+static int parse_args(int argc, char **argv, struct options *o,
+		      const struct command **cmd)
+{
+	o->args = xcalloc((size_t)argc + 1, sizeof(*o->args));
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const struct command *c;
+		int r;
+
+		if (!strcmp(a, "--")) {
+			while (++i < argc)
+				o->args[o->nargs++] = argv[i];
+			break;
+		}
+		c = a[0] == '-' ? find_command(a, true)
+				: (!*cmd ? find_command(a, false) : NULL);
+		if (c && *cmd) {
+			msg_error("only one command at a time: '%s' and '%s'",
+				  (*cmd)->name, c->name);
+			return EXIT_USAGE;
+		}
+		if (c) {
+			*cmd = c;
+		} else if (a[0] == '-' && a[1]) {
+			if ((r = parse_option(o, argc, argv, &i)))
+				return r;
+		} else {
+			o->args[o->nargs++] = argv[i];
+			/* run: PROG's own options are not ours. */
+			while (*cmd && (*cmd)->fn == cmd_run && ++i < argc)
+				o->args[o->nargs++] = argv[i];
+		}
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct options o;
+	const struct command *cmd = NULL;
+	int r;
+
+	set_defaults(&o);
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if ((r = special_flag(argv[i])) >= 0)
+			return r;
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	r = parse_args(argc, argv, &o, &cmd);
+	if (!r && !cmd) {
+		msg_error("no command given (see ukcov --help)");
+		r = EXIT_USAGE;
+	}
+	if (!r)
+		r = cmd->fn(&o);
+	free(o.args);
+	return r;
+}

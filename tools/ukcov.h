@@ -1,0 +1,60 @@
+/*
+ * tools/ukcov.h -- the command-line options and the commands of ukcov(1).
+ */
+#ifndef UKCOV_TOOLS_UKCOV_H
+#define UKCOV_TOOLS_UKCOV_H
+
+#include "coverage.h"
+
+struct options {
+	const char *output;		/* -o FILE; NULL = stdout */
+	const char *strip_prefix;	/* --strip-path-prefix */
+	const char *ignorelist;		/* --ignorelist (sancov -blacklist) */
+	bool demangle, skip_dead, default_ignorelist;
+	const char *mode;		/* run: pc | cmp */
+	unsigned long size;		/* run: buffer words */
+	const char *threads;		/* run: main | all */
+	bool raw;			/* run: print the raw trace */
+	const char *source_root;	/* reports: where sources live */
+	bool allow_missing_sources;	/* report: render without text */
+	const char *title;		/* report title */
+	const char *test_name;		/* lcov TN: */
+	const char *modules;		/* cmp: module table for PCs */
+	char **args;			/* positional arguments */
+	int nargs;
+};
+
+typedef int (*command_fn)(struct options *o);
+
+int cmd_print(struct options *o);
+int cmd_print_points(struct options *o);
+int cmd_merge(struct options *o);
+int cmd_diff(struct options *o);
+int cmd_missing(struct options *o);
+int cmd_covered_functions(struct options *o);
+int cmd_not_covered_functions(struct options *o);
+int cmd_stats(struct options *o);
+int cmd_symbolize(struct options *o);
+int cmd_rawunpack(struct options *o);
+int cmd_lcov(struct options *o);
+int cmd_cobertura(struct options *o);
+int cmd_report(struct options *o);
+int cmd_cmp(struct options *o);
+int cmd_run(struct options *o);
+
+/*
+ * Classify the inputs of a symbolizing command (binaries, .sancov files,
+ * .symcov files, ukcov dumps), symbolize and unite them into out.
+ * Returns 0, or an exit code after printing why.
+ */
+int load_symbolized(struct options *o, struct symcov *out,
+		    struct strtab *strs);
+
+/* Build cov_opts from options (loads the ignorelists); 0 or exit code. */
+int make_cov_opts(const struct options *o, struct cov_opts *co);
+void free_cov_opts(struct cov_opts *co);
+
+/* Write sb to -o or stdout; returns 0 or EXIT_DATA after a message. */
+int emit(const struct options *o, const struct strbuf *sb);
+
+#endif

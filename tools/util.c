@@ -1,0 +1,330 @@
+/*
+ * tools/util.c -- diagnostics, allocation, PC vectors, file helpers.
+ */
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void vmsg(const char *kind, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "ukcov: %s", kind);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void msg_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("error: ", fmt, ap);
+	va_end(ap);
+}
+
+void msg_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+void msg_note(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("", fmt, ap);
+	va_end(ap);
+}
+
+void die(int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("error: ", fmt, ap);
+	va_end(ap);
+	exit(rc);
+}
+
+static void *oom_check(void *p)
+{
+	if (!p)
+		die(EXIT_DATA, "out of memory");
+	return p;
+}
+
+void *xmalloc(size_t n)
+{
+	return oom_check(malloc(n ? n : 1));
+}
+
+void *xcalloc(size_t n, size_t sz)
+{
+	return oom_check(calloc(n ? n : 1, sz ? sz : 1));
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	return oom_check(realloc(p, n ? n : 1));
+}
+
+char *xstrdup(const char *s)
+{
+	return oom_check(strdup(s));
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s = NULL;
+	int r;
+
+	va_start(ap, fmt);
+	r = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (r < 0)
+		die(EXIT_DATA, "out of memory");
+	return s;
+}
+
+void pcvec_push(struct pcvec *pv, uint64_t pc)
+{
+	if (pv->n == pv->cap) {
+		pv->cap = pv->cap ? pv->cap * 2 : 64;
+		pv->v = xrealloc(pv->v, pv->cap * sizeof(*pv->v));
+	}
+	pv->v[pv->n++] = pc;
+}
+
+void pcvec_append(struct pcvec *dst, const struct pcvec *src)
+{
+	for (size_t i = 0; i < src->n; i++)
+		pcvec_push(dst, src->v[i]);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+void pcvec_sort_unique(struct pcvec *pv, bool drop_zero)
+{
+	size_t o = 0;
+
+	if (pv->n > 1)
+		qsort(pv->v, pv->n, sizeof(*pv->v), cmp_u64);
+	for (size_t i = 0; i < pv->n; i++) {
+		if (drop_zero && pv->v[i] == 0)
+			continue;
+		if (o && pv->v[o - 1] == pv->v[i])
+			continue;
+		pv->v[o++] = pv->v[i];
+	}
+	pv->n = o;
+}
+
+bool pcvec_contains(const struct pcvec *pv, uint64_t pc)
+{
+	size_t lo = 0, hi = pv->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (pv->v[mid] < pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < pv->n && pv->v[lo] == pc;
+}
+
+void pcvec_free(struct pcvec *pv)
+{
+	free(pv->v);
+	pv->v = NULL;
+	pv->n = pv->cap = 0;
+}
+
+int read_whole_file(const char *path, char **buf, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	size_t cap, n = 0;
+	char *b;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		close(fd);
+		return -EISDIR;
+	}
+	cap = (st.st_size > 0 ? (size_t)st.st_size : 4096) + 1;
+	b = xmalloc(cap);
+	for (;;) {
+		ssize_t r;
+
+		if (n + 1 == cap)
+			b = xrealloc(b, cap *= 2);
+		r = read(fd, b + n, cap - n - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int e = errno;
+
+			free(b);
+			close(fd);
+			return -e;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	b[n] = '\0';
+	*buf = b;
+	*len = n;
+	return 0;
+}
+
+int load_parsed(const char *path, parse_fn parse, void *arg)
+{
+	char *buf, err[256] = "";
+	size_t len;
+	int r = read_whole_file(path, &buf, &len);
+
+	if (r < 0) {
+		msg_error("%s: %s", path, strerror(-r));
+		return -1;
+	}
+	r = parse(buf, len, arg, err);
+	free(buf);
+	if (r < 0)
+		msg_error("%s: %s", path, err);
+	return r < 0 ? -1 : 0;
+}
+
+int write_output(const char *path, const void *buf, size_t len)
+{
+	FILE *f = stdout;
+	int e = 0;
+
+	if (path && strcmp(path, "-") != 0) {
+		f = fopen(path, "wb");
+		if (!f)
+			return -errno;
+	}
+	if (fwrite(buf, 1, len, f) != len || fflush(f) != 0)
+		e = errno ? -errno : -EIO;
+	if (f != stdout && fclose(f) != 0 && !e)
+		e = -errno;
+	return e;
+}
+
+const char *path_basename(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+int hex_u64(char *buf, uint64_t v)
+{
+	static const char digits[] = "0123456789abcdef";
+	char tmp[16];
+	int n = 0, i;
+
+	do {
+		tmp[n++] = digits[v & 15];
+		v >>= 4;
+	} while (v);
+	for (i = 0; i < n; i++)
+		buf[i] = tmp[n - 1 - i];
+	buf[n] = '\0';
+	return n;
+}
+
+bool parse_hex_u64(const char *s, size_t len, uint64_t *out)
+{
+	uint64_t v = 0;
+	size_t i = 0;
+
+	if (len >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		i = 2;
+	if (i == len || len - i > 16)
+		return false;
+	for (; i < len; i++) {
+		char c = s[i];
+		unsigned d;
+
+		if (c >= '0' && c <= '9')
+			d = (unsigned)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			d = (unsigned)(c - 'a' + 10);
+		else if (c >= 'A' && c <= 'F')
+			d = (unsigned)(c - 'A' + 10);
+		else
+			return false;
+		v = v << 4 | d;
+	}
+	*out = v;
+	return true;
+}
+
+void sb_add(struct strbuf *sb, const char *s, size_t n)
+{
+	if (sb->n + n + 1 > sb->cap) {
+		while (sb->n + n + 1 > sb->cap)
+			sb->cap = sb->cap ? sb->cap * 2 : 256;
+		sb->s = xrealloc(sb->s, sb->cap);
+	}
+	memcpy(sb->s + sb->n, s, n);
+	sb->n += n;
+	sb->s[sb->n] = '\0';
+}
+
+void sb_puts(struct strbuf *sb, const char *s)
+{
+	sb_add(sb, s, strlen(s));
+}
+
+void sb_printf(struct strbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+	char small[256];
+	int r;
+
+	va_start(ap, fmt);
+	r = vsnprintf(small, sizeof(small), fmt, ap);
+	va_end(ap);
+	if (r < 0)
+		return;
+	if ((size_t)r < sizeof(small)) {
+		sb_add(sb, small, (size_t)r);
+		return;
+	}
+	char *big = xmalloc((size_t)r + 1);
+
+	va_start(ap, fmt);
+	vsnprintf(big, (size_t)r + 1, fmt, ap);
+	va_end(ap);
+	sb_add(sb, big, (size_t)r);
+	free(big);
+}
+
+void sb_free(struct strbuf *sb)
+{
+	free(sb->s);
+	sb->s = NULL;
+	sb->n = sb->cap = 0;
+}

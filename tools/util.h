@@ -1,0 +1,75 @@
+/*
+ * tools/util.h -- small helpers shared by the ukcov tool's modules:
+ * diagnostics, checked allocation, growable PC vectors, whole-file reads.
+ *
+ * Every diagnostic names the file it is about: "ukcov: error: FILE: what".
+ * Exit codes: 0 success, 1 bad input (data errors), 2 usage errors.
+ */
+#ifndef UKCOV_TOOLS_UTIL_H
+#define UKCOV_TOOLS_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define EXIT_DATA  1
+#define EXIT_USAGE 2
+
+void msg_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void msg_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void msg_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Print an error and exit with rc. */
+void die(int rc, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3), noreturn));
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t sz);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A growable array of 64-bit PCs or offsets. */
+struct pcvec {
+	uint64_t *v;
+	size_t n, cap;
+};
+
+void pcvec_push(struct pcvec *pv, uint64_t pc);
+void pcvec_append(struct pcvec *dst, const struct pcvec *src);
+/* Sort ascending and drop duplicates (and zeros if drop_zero). */
+void pcvec_sort_unique(struct pcvec *pv, bool drop_zero);
+/* Binary search in a sorted vector. */
+bool pcvec_contains(const struct pcvec *pv, uint64_t pc);
+void pcvec_free(struct pcvec *pv);
+
+/* Read a whole file.  Returns 0, or -errno (buffer is NUL-terminated). */
+int read_whole_file(const char *path, char **buf, size_t *len);
+/* Read path and hand it to parse; on failure print "FILE: problem" (the
+ * read error or the parser's message) and return -1. */
+typedef int (*parse_fn)(const char *buf, size_t len, void *arg, char *err);
+int load_parsed(const char *path, parse_fn parse, void *arg);
+
+/* Write a buffer to path, or to stdout when path is NULL or "-". */
+int write_output(const char *path, const void *buf, size_t len);
+
+const char *path_basename(const char *path);
+/* "%x"-style lowercase hex without prefix into buf (>= 17 bytes). */
+int hex_u64(char *buf, uint64_t v);
+/* Parse hex with optional 0x; whole string must be consumed. */
+bool parse_hex_u64(const char *s, size_t len, uint64_t *out);
+
+/* A growable string buffer: outputs are built in memory and written once,
+ * so a failure half-way leaves no half-written output file. */
+struct strbuf {
+	char *s;
+	size_t n, cap;
+};
+
+void sb_add(struct strbuf *sb, const char *s, size_t n);
+void sb_puts(struct strbuf *sb, const char *s);
+void sb_printf(struct strbuf *sb, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void sb_free(struct strbuf *sb);
+
+#endif
