@@ -384,6 +384,7 @@ int cmd_stats(struct options *o)
 
 int cmd_symbolize(struct options *o)
 {
+	o->need_hash = true;
 	return with_symbolized(o, symcov_write_json);
 }
 

@@ -3,6 +3,7 @@
  */
 #include "coverage.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -116,31 +117,41 @@ static bool has_loc(const struct symcov *sc, const struct sc_loc *l)
 	return false;
 }
 
-/* sancov getCoveragePoints for one point: the whole point is dropped if
- * its first location is dead or ignored; inlined frames one by one. */
+/* One location of a point: dead, ignored, duplicate, or added. */
+static bool add_loc(struct builder *b, const struct sym_frame *f)
+{
+	struct sc_loc l = { NULL, f->func, f->line, f->col };
+
+	if (is_dead(b, f->file))
+		return false;
+	l.file = normalized(b, f->file);
+	if (ignored(b->o, l.file, l.func))
+		return false;
+	if (!has_loc(b->sc, &l))
+		symcov_add_loc(b->sc, &l);
+	return true;
+}
+
+/*
+ * sancov getCoveragePoints for one point.  Its first location is what
+ * LLVMSymbolizer::symbolizeCode returns: the line-table location with the
+ * name of the outermost function (the subprogram, not the inlined
+ * callee); if that one is dead or ignored the whole point is dropped.
+ * Then every inlined frame (symbolizeInlinedCode), one by one.
+ */
 static void add_point(struct builder *b, const char *id,
 		      const struct sym_frame *f, size_t nf)
 {
-	for (size_t i = 0; i < nf; i++) {
-		struct sc_loc l = { NULL, f[i].func, f[i].line, f[i].col };
+	struct sym_frame first = f[0];
 
-		if (is_dead(b, f[i].file)) {
-			if (i == 0)
-				return;
-			continue;
-		}
-		l.file = normalized(b, f[i].file);
-		if (ignored(b->o, l.file, l.func)) {
-			if (i == 0)
-				return;
-			continue;
-		}
-		if (i == 0)
-			symcov_add_point(b->sc, id);
-		else if (has_loc(b->sc, &l))
-			continue;
-		symcov_add_loc(b->sc, &l);
+	first.func = f[nf - 1].func;
+	symcov_add_point(b->sc, id);
+	if (!add_loc(b, &first)) {
+		b->sc->npoints--;
+		return;
 	}
+	for (size_t i = 0; i < nf; i++)
+		add_loc(b, &f[i]);
 }
 
 /* Frames of every point, kept so each address is symbolized once. */
@@ -200,7 +211,9 @@ static void build(struct builder *b, const struct pcvec *pts,
 		if (pts->v[i] != covered->v[c])
 			continue;
 		c++;
-		if (!ignored(b->o, f[0].file, f[0].func)) {
+		size_t nf = fr->first[i + 1] - fr->first[i];
+
+		if (!ignored(b->o, f[0].file, f[nf - 1].func)) {
 			hex_u64(id, pts->v[i]);
 			symcov_add_covered(b->sc, strtab_add(b->sc->strs, id));
 		}
@@ -215,39 +228,70 @@ static void build(struct builder *b, const struct pcvec *pts,
 	symcov_finish(b->sc);
 }
 
+/* Finding the points (a disassembly) and opening the symbolizer (a DWARF
+ * index) are independent: do them on two threads. */
+struct points_job {
+	const char *binary;
+	struct pcvec pts;
+	int r;
+};
+
+static void *points_thread(void *arg)
+{
+	struct points_job *j = arg;
+
+	j->r = elfpoints_load(j->binary, &j->pts);
+	return NULL;
+}
+
+static struct sym_module *open_symbolizer(const char *binary,
+					  const struct cov_opts *o,
+					  struct symcov *out)
+{
+	char err[ERRLEN], hash[41] = "";
+	struct sym_module *m;
+	int r = o->need_hash ? sha1_file_hex_upper(binary, hash) : 0;
+
+	if (r < 0 || !(m = sym_open(binary, out->strs, o->demangle, err))) {
+		msg_error("%s: %s", binary, r < 0 ? strerror(-r) : err);
+		return NULL;
+	}
+	out->hash = strtab_add(out->strs, hash);
+	return m;
+}
+
 int symcov_from_binary(const char *binary, const struct pcvec *covered,
 		       const char *cov_name, const struct cov_opts *o,
 		       struct symcov *out)
 {
-	struct pcvec pts = { 0 };
+	struct points_job job = { binary, { 0 }, -1 };
 	struct builder b = { .o = o, .sc = out };
 	struct frames fr = { 0 };
 	struct sym_module *m;
-	char err[ERRLEN], hash[41];
-	int r;
+	pthread_t t;
+	bool threaded = pthread_create(&t, NULL, points_thread, &job) == 0;
 
-	if (elfpoints_load(binary, &pts) < 0 ||
-	    check_subset(covered, &pts, binary, cov_name) < 0) {
-		pcvec_free(&pts);
-		return -1;
-	}
-	if ((r = sha1_file_hex_upper(binary, hash)) < 0 ||
-	    !(m = sym_open(binary, out->strs, o->demangle, err))) {
-		msg_error("%s: %s", binary, r < 0 ? strerror(-r) : err);
-		pcvec_free(&pts);
+	if (!threaded)
+		points_thread(&job);
+	m = open_symbolizer(binary, o, out);
+	if (threaded)
+		pthread_join(t, NULL);
+	if (!m || job.r < 0 ||
+	    check_subset(covered, &job.pts, binary, cov_name) < 0) {
+		sym_close(m);
+		pcvec_free(&job.pts);
 		return -1;
 	}
 	if (sym_missing_debug(m))
 		msg_warn("%s", sym_missing_debug(m));
-	out->hash = strtab_add(out->strs, hash);
-	symbolize_points(m, &pts, &fr);
-	build(&b, &pts, covered, &fr);
+	symbolize_points(m, &job.pts, &fr);
+	build(&b, &job.pts, covered, &fr);
 	sym_close(m);
 	free(fr.f);
 	free(fr.first);
 	ptrmap_free(&b.norm);
 	ptrmap_free(&b.live);
-	pcvec_free(&pts);
+	pcvec_free(&job.pts);
 	return 0;
 }
 

@@ -15,6 +15,7 @@ struct cov_opts {
 	struct ignorelist *dflt;	/* NULL: -use_default_ignorelist=0 */
 	struct ignorelist *user;	/* -ignorelist= */
 	const char *strip_prefix;	/* applied once (sancov: twice) */
+	bool need_hash;		/* SHA-1 the binary ("binary-hash") */
 };
 
 /*

@@ -277,6 +277,8 @@ int load_symbolized(struct options *o, struct symcov *out,
 	if (sort_inputs(o, &in) < 0 || read_sancovs(&in) < 0 ||
 	    read_dumps(&in) < 0)
 		goto out;
+	/* The hash shows in .symcov output and decides unions. */
+	co.need_hash = o->need_hash || in.nsymcovs || in.nbins > 1;
 	v = xcalloc(in.nsymcovs + in.nbins + 1, sizeof(*v));
 	if (collect(&in, &co, strs, v, &n) < 0)
 		goto out;

@@ -25,6 +25,28 @@ struct fn_range {
 	Dwarf_Die die;
 };
 
+/* The inlined calls of one function, flattened once (LLVM builds the
+ * same kind of address map per unit).  Walking the DIE tree per address
+ * costs a dwarf_siblingof per child; big functions have thousands. */
+struct inl_node {
+	Dwarf_Die die;
+	int parent;		/* index, -1: the function itself */
+	int depth;
+};
+
+struct inl_range {
+	Dwarf_Addr lo, hi;
+	int node;
+};
+
+struct inl_index {
+	void *fn_addr;		/* die.addr of the function indexed */
+	struct inl_node *nodes;
+	size_t nnodes, capnodes;
+	struct inl_range *ranges;
+	size_t nranges, capranges;
+};
+
 struct sym_module {
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
@@ -35,6 +57,7 @@ struct sym_module {
 	struct fn_range *fns;
 	size_t nfns, capfns;
 	struct ptrmap names;	/* raw DWARF/symtab name -> printable */
+	struct inl_index inl;	/* of the last function looked up */
 	struct sym_frame frames[MAX_DEPTH + 1];
 	char *missing;		/* why there is no DWARF, or NULL */
 };
@@ -173,43 +196,75 @@ struct chain {
 	Dwarf_Die cu;		/* the CU, when die[] is empty */
 };
 
-static bool has_pc_attrs(Dwarf_Die *d)
+static void inl_add(struct inl_index *x, Dwarf_Die *die, int parent)
 {
-	return dwarf_hasattr(d, DW_AT_low_pc) || dwarf_hasattr(d, DW_AT_ranges);
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+	int node = (int)x->nnodes;
+
+	if (x->nnodes == x->capnodes) {
+		x->capnodes = x->capnodes ? x->capnodes * 2 : 64;
+		x->nodes = xrealloc(x->nodes, x->capnodes * sizeof(*x->nodes));
+	}
+	x->nodes[x->nnodes++] = (struct inl_node){
+		*die, parent, parent < 0 ? 1 : x->nodes[parent].depth + 1 };
+	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
+		if (x->nranges == x->capranges) {
+			x->capranges = x->capranges ? x->capranges * 2 : 64;
+			x->ranges = xrealloc(x->ranges,
+					     x->capranges * sizeof(*x->ranges));
+		}
+		x->ranges[x->nranges++] = (struct inl_range){ lo, hi, node };
+	}
 }
 
-/* Append the inlined subroutines containing a below parent, outermost
- * first.  Lexical blocks are walked through, as llvm's address map does. */
-static void find_inlines(Dwarf_Die *parent, Dwarf_Addr a, struct chain *ch,
-			 int depth)
+/* Collect every inlined subroutine below parent_die.  All other children
+ * (lexical blocks, with or without addresses) are walked through, as
+ * llvm's address map does; nested subprograms are not ours. */
+static void inl_collect(struct inl_index *x, Dwarf_Die *parent_die,
+			int parent, int depth)
 {
 	Dwarf_Die c;
 
-	if (depth > MAX_DEPTH || dwarf_child(parent, &c) != 0)
+	if (depth > MAX_DEPTH || dwarf_child(parent_die, &c) != 0)
 		return;
 	do {
 		int tag = dwarf_tag(&c);
-		bool inl = tag == DW_TAG_inlined_subroutine;
 
-		if (!inl && tag != DW_TAG_lexical_block &&
-		    tag != DW_TAG_try_block && tag != DW_TAG_catch_block)
-			continue;
-		if (dwarf_haspc(&c, a) <= 0) {
-			if (inl || has_pc_attrs(&c))
-				continue;
-			/* A block without addresses: look inside it. */
-			int before = ch->n;
-
-			find_inlines(&c, a, ch, depth + 1);
-			if (ch->n > before)
-				return;
-			continue;
+		if (tag == DW_TAG_inlined_subroutine) {
+			inl_add(x, &c, parent);
+			inl_collect(x, &c, (int)x->nnodes - 1, depth + 1);
+		} else if (tag != DW_TAG_subprogram && dwarf_haschildren(&c)) {
+			inl_collect(x, &c, parent, depth + 1);
 		}
-		if (inl && ch->n < MAX_DEPTH)
-			ch->die[ch->n++] = c;
-		find_inlines(&c, a, ch, depth + 1);
-		return;
 	} while (dwarf_siblingof(&c, &c) == 0);
+}
+
+/* Append the inlined subroutines containing a inside fn, outermost
+ * first: the deepest node whose range holds a, and its ancestors. */
+static void find_inlines(struct sym_module *m, Dwarf_Die *fn, Dwarf_Addr a,
+			 struct chain *ch)
+{
+	struct inl_index *x = &m->inl;
+	int best = -1, path[MAX_DEPTH], n = 0;
+
+	if (x->fn_addr != fn->addr) {
+		x->nnodes = x->nranges = 0;
+		x->fn_addr = fn->addr;
+		inl_collect(x, fn, -1, 0);
+	}
+	for (size_t i = 0; i < x->nranges; i++) {
+		const struct inl_range *r = &x->ranges[i];
+
+		if (a >= r->lo && a < r->hi &&
+		    (best < 0 || x->nodes[r->node].depth >
+					 x->nodes[best].depth))
+			best = r->node;
+	}
+	for (; best >= 0 && n < MAX_DEPTH; best = x->nodes[best].parent)
+		path[n++] = best;
+	while (n > 0 && ch->n < MAX_DEPTH)
+		ch->die[ch->n++] = x->nodes[path[--n]].die;
 }
 
 /* The CU holding a.  Without .debug_aranges (clang's default) libdw 0.188
@@ -321,7 +376,7 @@ size_t sym_lookup(struct sym_module *m, uint64_t addr,
 	*frames = m->frames;
 	if (fn) {
 		ch.die[ch.n++] = *fn;
-		find_inlines(fn, da, &ch, 0);
+		find_inlines(m, fn, da, &ch);
 	} else if (!m->dw || !chain_from_scopes(m, da, &ch)) {
 		return symtab_frame(m, addr);
 	}
@@ -417,6 +472,8 @@ void sym_close(struct sym_module *m)
 		dwfl_end(m->dwfl);
 	free(m->fns);
 	ptrmap_free(&m->names);
+	free(m->inl.nodes);
+	free(m->inl.ranges);
 	free(m->missing);
 	free(m);
 }

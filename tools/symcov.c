@@ -215,9 +215,9 @@ static void write_point_info(const struct symcov *sc, struct strbuf *o)
 			func_empty = false;
 		}
 		sb_puts(o, func_empty ? "}" : "\n      }");
-		if (i + 1 == nrows)
-			sb_puts(o, "\n    }\n  }");
 	}
+	if (nrows)
+		sb_puts(o, "\n    }\n  }");
 	free(rows);
 	free(names);
 	ptrmap_free(&rank);

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../include/ukcov/kcov.h"
+#include <ukcov/kcov.h>
 
 struct command {
 	const char *name;

@@ -20,6 +20,7 @@ struct options {
 	const char *title;		/* report title */
 	const char *test_name;		/* lcov TN: */
 	const char *modules;		/* cmp: module table for PCs */
+	bool need_hash;			/* output shows the binary's SHA-1 */
 	char **args;			/* positional arguments */
 	int nargs;
 };

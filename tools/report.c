@@ -1,0 +1,359 @@
+/*
+ * tools/report.c -- coverage by source file and line, and its three
+ * renderings: an lcov tracefile, Cobertura XML and a self-contained HTML
+ * page (what sancov's -html-report was before LLVM removed it).
+ *
+ * A line's count is the number of covered coverage points located on it
+ * (a point counts on every line its locations name, inlined frames
+ * included); a line with points but none covered has count 0.  sancov
+ * points are edges, not gcov branches, so no branch data is claimed.
+ */
+#include "ukcov.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <ukcov/kcov.h>
+
+#include "report.h"
+
+/* One (file, function, line, point) fact; sorted to build the report. */
+struct fact {
+	const char *file, *func;
+	uint32_t line;
+	size_t point;
+	bool covered;
+};
+
+static int cmp_fact_line(const void *a, const void *b)
+{
+	const struct fact *x = a, *y = b;
+	int c = x->file == y->file ? 0 : strcmp(x->file, y->file);
+
+	if (c)
+		return c;
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	return x->point < y->point ? -1 : x->point > y->point;
+}
+
+static int cmp_fact_func(const void *a, const void *b)
+{
+	const struct fact *x = a, *y = b;
+	int c = x->file == y->file ? 0 : strcmp(x->file, y->file);
+
+	if (c)
+		return c;
+	if ((c = x->func == y->func ? 0 : strcmp(x->func, y->func)))
+		return c;
+	if (x->point != y->point)
+		return x->point < y->point ? -1 : 1;
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+static struct fact *collect_facts(const struct symcov *sc, size_t *n)
+{
+	struct fact *f = xmalloc((sc->nlocs + 1) * sizeof(*f));
+
+	*n = 0;
+	for (size_t p = 0; p < sc->npoints; p++) {
+		const struct sc_point *pt = &sc->points[p];
+		bool cov = symcov_is_covered(sc, pt->id);
+
+		for (size_t i = pt->first; i < pt->first + pt->n; i++)
+			f[(*n)++] = (struct fact){ sc->locs[i].file,
+						   sc->locs[i].func,
+						   sc->locs[i].line, p, cov };
+	}
+	return f;
+}
+
+static struct rep_file *file_for(struct report *r, const char *path)
+{
+	if (r->nfiles && r->files[r->nfiles - 1].path == path)
+		return &r->files[r->nfiles - 1];
+	r->files = xrealloc(r->files, (r->nfiles + 1) * sizeof(*r->files));
+	memset(&r->files[r->nfiles], 0, sizeof(*r->files));
+	r->files[r->nfiles].path = path;
+	return &r->files[r->nfiles++];
+}
+
+/* Lines: facts sorted by (file, line, point); line 0 is no line. */
+static void build_lines(struct report *r, struct fact *f, size_t n)
+{
+	qsort(f, n, sizeof(*f), cmp_fact_line);
+	for (size_t i = 0; i < n; i++) {
+		struct rep_file *rf = file_for(r, f[i].file);
+		struct rep_line *l;
+		bool same_point = i && f[i - 1].file == f[i].file &&
+				  f[i - 1].line == f[i].line &&
+				  f[i - 1].point == f[i].point;
+
+		if (f[i].line == 0 || same_point)
+			continue;
+		if (!rf->nlines || rf->lines[rf->nlines - 1].line != f[i].line) {
+			rf->lines = xrealloc(rf->lines, (rf->nlines + 1) *
+							    sizeof(*rf->lines));
+			rf->lines[rf->nlines++] = (struct rep_line){ f[i].line,
+								     0, 0 };
+		}
+		l = &rf->lines[rf->nlines - 1];
+		l->points++;
+		l->covered += f[i].covered;
+		if (l->covered == 1 && f[i].covered)
+			rf->lines_hit++;
+	}
+}
+
+/* Functions: facts sorted by (file, function, point). */
+static void build_functions(struct report *r, struct fact *f, size_t n)
+{
+	size_t fi = 0;
+
+	qsort(f, n, sizeof(*f), cmp_fact_func);
+	for (size_t i = 0; i < n; i++) {
+		struct rep_file *rf;
+		struct rep_fn *fn;
+
+		while (fi < r->nfiles && strcmp(r->files[fi].path, f[i].file))
+			fi++;
+		if (fi == r->nfiles)
+			break;
+		rf = &r->files[fi];
+		if (!rf->nfns || rf->fns[rf->nfns - 1].name != f[i].func) {
+			rf->fns = xrealloc(rf->fns,
+					   (rf->nfns + 1) * sizeof(*rf->fns));
+			rf->fns[rf->nfns++] = (struct rep_fn){ f[i].func,
+							       f[i].line, 0, 0 };
+		}
+		fn = &rf->fns[rf->nfns - 1];
+		if (f[i].line && (!fn->line || f[i].line < fn->line))
+			fn->line = f[i].line;
+		if (i && f[i - 1].file == f[i].file &&
+		    f[i - 1].func == f[i].func && f[i - 1].point == f[i].point)
+			continue;
+		fn->points++;
+		fn->covered += f[i].covered;
+		if (fn->covered == 1 && f[i].covered)
+			rf->fns_hit++;
+	}
+}
+
+void report_build(const struct symcov *sc, struct report *r)
+{
+	size_t n;
+	struct fact *f = collect_facts(sc, &n);
+
+	memset(r, 0, sizeof(*r));
+	build_lines(r, f, n);
+	build_functions(r, f, n);
+	free(f);
+}
+
+void report_free(struct report *r)
+{
+	for (size_t i = 0; i < r->nfiles; i++) {
+		free(r->files[i].lines);
+		free(r->files[i].fns);
+	}
+	free(r->files);
+}
+
+/* Where a report reads (and lcov names) a source file. */
+char *source_path(const struct options *o, const char *path)
+{
+	if (o->source_root && path[0] != '/')
+		return xasprintf("%s/%s", o->source_root, path);
+	if (o->source_root && o->strip_prefix)
+		return xasprintf("%s%s", o->source_root, path);
+	return xstrdup(path);
+}
+
+/* Run the symbolizing pipeline, then render the report. */
+int with_report(struct options *o, report_render_fn render)
+{
+	struct strtab strs = { 0 };
+	struct symcov sc;
+	struct report rep;
+	struct strbuf sb = { 0 };
+	int r;
+
+	if (o->nargs < 1) {
+		msg_error("missing inputs (see ukcov --help)");
+		return EXIT_USAGE;
+	}
+	r = load_symbolized(o, &sc, &strs);
+	if (r)
+		goto out;
+	report_build(&sc, &rep);
+	r = render(o, &rep, &sb);
+	if (!r)
+		r = emit(o, &sb);
+	report_free(&rep);
+	symcov_free(&sc);
+out:
+	sb_free(&sb);
+	strtab_free(&strs);
+	return r;
+}
+
+/* ---- lcov ---- */
+
+static int render_lcov(const struct options *o, const struct report *rep,
+		       struct strbuf *sb)
+{
+	for (size_t i = 0; i < rep->nfiles; i++) {
+		const struct rep_file *f = &rep->files[i];
+		char *src;
+
+		if (!strcmp(f->path, "<invalid>"))
+			continue;	/* no debug info: no source file */
+		src = source_path(o, f->path);
+		sb_printf(sb, "TN:%s\nSF:%s\n", o->test_name ? o->test_name : "",
+			  src);
+		free(src);
+		for (size_t k = 0; k < f->nfns; k++)
+			sb_printf(sb, "FN:%u,%s\n", f->fns[k].line,
+				  f->fns[k].name);
+		for (size_t k = 0; k < f->nfns; k++)
+			sb_printf(sb, "FNDA:%u,%s\n", f->fns[k].covered,
+				  f->fns[k].name);
+		sb_printf(sb, "FNF:%zu\nFNH:%u\n", f->nfns, f->fns_hit);
+		for (size_t k = 0; k < f->nlines; k++)
+			sb_printf(sb, "DA:%u,%u\n", f->lines[k].line,
+				  f->lines[k].covered);
+		sb_printf(sb, "LF:%zu\nLH:%u\nend_of_record\n", f->nlines,
+			  f->lines_hit);
+	}
+	return 0;
+}
+
+int cmd_lcov(struct options *o)
+{
+	/* lcov names functions by linkage name (genhtml --demangle-cpp);
+	 * demangled C++ signatures contain the ',' that FN: lines split on. */
+	o->demangle = false;
+	return with_report(o, render_lcov);
+}
+
+/* ---- markup helpers ---- */
+
+void put_escaped(struct strbuf *sb, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '&': sb_puts(sb, "&amp;"); break;
+		case '<': sb_puts(sb, "&lt;"); break;
+		case '>': sb_puts(sb, "&gt;"); break;
+		case '"': sb_puts(sb, "&quot;"); break;
+		case '\'': sb_puts(sb, "&#39;"); break;
+		default:
+			if ((unsigned char)*s < 0x20 && *s != '\t' && *s != '\n')
+				sb_puts(sb, "?");
+			else
+				sb_add(sb, s, 1);
+		}
+	}
+}
+
+double rate(size_t hit, size_t all)
+{
+	return all ? (double)hit / (double)all : 0.0;
+}
+
+/* ---- Cobertura ---- */
+
+/* Length of the longest common directory prefix (with its '/') of all
+ * files: Cobertura's <source>, class file names are relative to it. */
+static size_t common_dir(const struct report *rep)
+{
+	const char *first = rep->nfiles ? rep->files[0].path : "";
+	size_t n = strlen(first);
+
+	for (size_t i = 1; i < rep->nfiles; i++) {
+		const char *p = rep->files[i].path;
+		size_t k = 0;
+
+		while (k < n && p[k] == first[k])
+			k++;
+		n = k;
+	}
+	while (n > 0 && first[n - 1] != '/')
+		n--;
+	return n;
+}
+
+static void cobertura_class(struct strbuf *sb, const struct rep_file *f,
+			    size_t root)
+{
+	const char *rel = f->path + root, *base = path_basename(f->path);
+
+	sb_puts(sb, "        <class name=\"");
+	put_escaped(sb, base);
+	sb_puts(sb, "\" filename=\"");
+	put_escaped(sb, rel);
+	sb_printf(sb, "\" line-rate=\"%.4f\" branch-rate=\"0.0\" "
+		  "complexity=\"0.0\">\n          <methods>\n",
+		  rate(f->lines_hit, f->nlines));
+	for (size_t k = 0; k < f->nfns; k++) {
+		sb_puts(sb, "            <method name=\"");
+		put_escaped(sb, f->fns[k].name);
+		sb_printf(sb, "\" signature=\"\" line-rate=\"%.4f\" "
+			  "branch-rate=\"0.0\" complexity=\"0.0\"><lines>"
+			  "<line number=\"%u\" hits=\"%u\"/></lines></method>\n",
+			  rate(f->fns[k].covered, f->fns[k].points),
+			  f->fns[k].line, f->fns[k].covered);
+	}
+	sb_puts(sb, "          </methods>\n          <lines>\n");
+	for (size_t k = 0; k < f->nlines; k++)
+		sb_printf(sb, "            <line number=\"%u\" hits=\"%u\" "
+			  "branch=\"false\"/>\n", f->lines[k].line,
+			  f->lines[k].covered);
+	sb_puts(sb, "          </lines>\n        </class>\n");
+}
+
+long long report_time(void)
+{
+	const char *e = getenv("SOURCE_DATE_EPOCH");
+
+	return e ? atoll(e) : (long long)time(NULL);
+}
+
+static int render_cobertura(const struct options *o,
+			    const struct report *rep, struct strbuf *sb)
+{
+	size_t valid = 0, hit = 0, root = common_dir(rep);
+
+	(void)o;
+	for (size_t i = 0; i < rep->nfiles; i++) {
+		valid += rep->files[i].nlines;
+		hit += rep->files[i].lines_hit;
+	}
+	sb_printf(sb, "<?xml version=\"1.0\" ?>\n<!DOCTYPE coverage SYSTEM "
+		  "'http://cobertura.sourceforge.net/xml/coverage-04.dtd'>\n"
+		  "<coverage line-rate=\"%.4f\" branch-rate=\"0.0\" "
+		  "lines-covered=\"%zu\" lines-valid=\"%zu\" "
+		  "branches-covered=\"0\" branches-valid=\"0\" "
+		  "complexity=\"0.0\" timestamp=\"%lld\" version=\"ukcov "
+		  "%s\">\n  <sources>\n    <source>", rate(hit, valid), hit,
+		  valid, report_time(), UKCOV_VERSION_STRING);
+	if (root > 1)
+		sb_add(sb, rep->files[0].path, root - 1);
+	sb_puts(sb, root == 1 ? "/" : root == 0 ? "." : "");
+	sb_puts(sb, "</source>\n  </sources>\n  <packages>\n");
+	sb_printf(sb, "    <package name=\"ukcov\" line-rate=\"%.4f\" "
+		  "branch-rate=\"0.0\" complexity=\"0.0\">\n      <classes>\n",
+		  rate(hit, valid));
+	for (size_t i = 0; i < rep->nfiles; i++)
+		cobertura_class(sb, &rep->files[i], root);
+	sb_puts(sb, "      </classes>\n    </package>\n  </packages>\n"
+		"</coverage>\n");
+	return 0;
+}
+
+int cmd_cobertura(struct options *o)
+{
+	return with_report(o, render_cobertura);
+}
