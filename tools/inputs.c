@@ -54,7 +54,7 @@ static int classify(const char *path, enum kind *k)
 }
 
 struct binary {
-	const char *path;
+	char *path;		/* owned copy */
 	const char *name;	/* basename */
 	struct pcvec covered;
 	bool has_coverage;
@@ -83,8 +83,9 @@ static int add_binary(struct inputs *in, const char *path)
 		}
 	in->bins = xrealloc(in->bins, (in->nbins + 1) * sizeof(*in->bins));
 	memset(&in->bins[in->nbins], 0, sizeof(*in->bins));
-	in->bins[in->nbins].path = path;
-	in->bins[in->nbins++].name = name;
+	in->bins[in->nbins].path = xstrdup(path);
+	in->bins[in->nbins].name = path_basename(in->bins[in->nbins].path);
+	in->nbins++;
 	return 0;
 }
 
@@ -255,8 +256,10 @@ static int collect(struct inputs *in, const struct cov_opts *co,
 
 static void free_inputs(struct inputs *in)
 {
-	for (size_t i = 0; i < in->nbins; i++)
+	for (size_t i = 0; i < in->nbins; i++) {
 		pcvec_free(&in->bins[i].covered);
+		free(in->bins[i].path);
+	}
 	free(in->bins);
 	free(in->symcovs);
 	free(in->dumps);

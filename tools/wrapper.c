@@ -1,2 +1,111 @@
+/*
+ * tools/wrapper.c -- ukcov-cc and ukcov-c++, compiler wrappers in the
+ * manner of afl-cc: run the real compiler ($UKCOV_CC / $UKCOV_CXX,
+ * default cc / c++) with -fsanitize-coverage=trace-pc (plus trace-cmp
+ * when $UKCOV_CMP=1) and -g, and when linking add libukcov:
+ * -L<libdir> -Wl,-rpath,<libdir> -lukcov -lpthread.
+ *
+ * libdir and includedir are found from the wrapper's own location: in
+ * the build tree libukcov.so sits next to it (and the headers in
+ * ../include); installed, they are ../lib and ../include.
+ */
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
-int main(void){return 0;}
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char *join(const char *a, const char *b)
+{
+	size_t n = strlen(a) + strlen(b) + 1;
+	char *s = malloc(n);
+
+	if (!s) {
+		perror("ukcov-cc");
+		exit(1);
+	}
+	snprintf(s, n, "%s%s", a, b);
+	return s;
+}
+
+/* Directory of this executable. */
+static char *self_dir(void)
+{
+	char buf[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+
+	if (n <= 0) {
+		fprintf(stderr, "ukcov-cc: cannot find myself: %s\n",
+			strerror(errno));
+		exit(1);
+	}
+	buf[n] = '\0';
+	*strrchr(buf, '/') = '\0';
+	return join(buf, "");
+}
+
+static int links(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "-c") || !strcmp(argv[i], "-S") ||
+		    !strcmp(argv[i], "-E") || !strcmp(argv[i], "-M") ||
+		    !strcmp(argv[i], "-MM"))
+			return 0;
+	return argc > 1;
+}
+
+static int is_cxx(const char *argv0)
+{
+	const char *b = strrchr(argv0, '/');
+	size_t n;
+
+	b = b ? b + 1 : argv0;
+	n = strlen(b);
+	return n >= 3 && (!strcmp(b + n - 3, "c++") || !strcmp(b + n - 3,
+								"cxx"));
+}
+
+int main(int argc, char **argv)
+{
+	const char *cc = is_cxx(argv[0]) ? getenv("UKCOV_CXX")
+					 : getenv("UKCOV_CC");
+	const char *cmp = getenv("UKCOV_CMP");
+	char *dir = self_dir(), *libdir, *incdir, *probe;
+	char **args = calloc((size_t)argc + 10, sizeof(*args));
+	int n = 0;
+
+	if (!cc || !*cc)
+		cc = is_cxx(argv[0]) ? "c++" : "cc";
+	probe = join(dir, "/libukcov.so");
+	if (access(probe, F_OK) == 0) {		/* build tree */
+		libdir = dir;
+		incdir = join(dir, "/../include");
+	} else {				/* installed */
+		libdir = join(dir, "/../lib");
+		incdir = join(dir, "/../include");
+	}
+	args[n++] = (char *)cc;
+	args[n++] = cmp && !strcmp(cmp, "1")
+			    ? "-fsanitize-coverage=trace-pc,trace-cmp"
+			    : "-fsanitize-coverage=trace-pc";
+	args[n++] = "-g";
+	args[n++] = join("-I", incdir);
+	for (int i = 1; i < argc; i++)
+		args[n++] = argv[i];
+	if (links(argc, argv)) {
+		args[n++] = join("-L", libdir);
+		args[n++] = join("-Wl,-rpath,", libdir);
+		args[n++] = "-lukcov";
+		args[n++] = "-lpthread";
+	}
+	args[n] = NULL;
+	if (getenv("UKCOV_VERBOSE")) {
+		for (int i = 0; i < n; i++)
+			fprintf(stderr, "%s%s", i ? " " : "", args[i]);
+		fputc('\n', stderr);
+	}
+	execvp(cc, args);
+	fprintf(stderr, "ukcov-cc: %s: %s\n", cc, strerror(errno));
+	return 127;
+}

@@ -1,0 +1,502 @@
+/*
+ * tools/run.c -- `ukcov run` (the kcovtrace of user space) and `ukcov
+ * cmp` (decode a CMP buffer).
+ *
+ * run: open a Linux-flavor descriptor, KCOV_INIT_TRACE, mmap it, fork;
+ * the child enables it (KCOV_TRACE_PC or KCOV_TRACE_CMP) and execs PROG,
+ * whose libukcov takes the enabled descriptor over before main and keeps
+ * recording into the same buffer; it also appends its module table to
+ * $UKCOV_MODULES.  After waitpid the parent reads the buffer (count word
+ * with acquire), maps each record to a module and prints or saves it.
+ *
+ * The buffer holds kcov's return addresses; like .sancov files, dumps and
+ * printed offsets use the call's last byte, return address - 1.
+ */
+#include "ukcov.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <ukcov/linux/kcov.h>
+
+#include "dump.h"
+#include "symbolize.h"
+
+/* ---- symbolized printing, shared by run and cmp ---- */
+
+struct printer {
+	const struct dump *d;
+	struct strtab strs;
+	struct sym_module **mods;	/* opened lazily, per module */
+	bool *tried;
+};
+
+static void printer_init(struct printer *p, const struct dump *d)
+{
+	memset(p, 0, sizeof(*p));
+	p->d = d;
+	p->mods = xcalloc(d->nmods + 1, sizeof(*p->mods));
+	p->tried = xcalloc(d->nmods + 1, sizeof(*p->tried));
+}
+
+static void printer_free(struct printer *p)
+{
+	for (size_t i = 0; i < p->d->nmods; i++)
+		sym_close(p->mods[i]);
+	free(p->mods);
+	free(p->tried);
+	strtab_free(&p->strs);
+}
+
+/* "module+0xoff function file:line" or the absolute address. */
+static void put_location(struct printer *p, struct strbuf *sb, int mod,
+			 uint64_t off)
+{
+	const struct sym_frame *f;
+	char err[ERRLEN];
+
+	if (mod < 0) {
+		sb_printf(sb, "0x%llx", (unsigned long long)off);
+		return;
+	}
+	sb_printf(sb, "%s+0x%llx", path_basename(p->d->mods[mod].path),
+		  (unsigned long long)off);
+	if (!p->tried[mod]) {
+		p->tried[mod] = true;
+		p->mods[mod] = sym_open(p->d->mods[mod].path, &p->strs, true,
+					err);
+	}
+	if (p->mods[mod]) {
+		sym_lookup(p->mods[mod], off, &f);
+		sb_printf(sb, " %s %s:%u:%u", f[0].func, f[0].file, f[0].line,
+			  f[0].col);
+	}
+}
+
+static const char *const cmp_names[] = { "cmp1", "cmp2", "cmp4", "cmp8" };
+
+static void put_cmp(struct printer *p, struct strbuf *sb,
+		    const struct cmp_rec *c)
+{
+	sb_printf(sb, "%s%s 0x%llx 0x%llx ", cmp_names[(c->type >> 1) & 3],
+		  c->type & KCOV_CMP_CONST ? " const" : "",
+		  (unsigned long long)c->arg1, (unsigned long long)c->arg2);
+	put_location(p, sb, c->module, c->off);
+	sb_puts(sb, "\n");
+}
+
+/* ---- cmp ---- */
+
+/* A raw kcov CMP buffer: count word, then {type, arg1, arg2, ip}. */
+static int parse_cmp_buffer(const char *buf, size_t len, struct dump *d,
+			    const struct dump *mods, char err[ERRLEN])
+{
+	const uint64_t *w = (const void *)buf;
+	size_t words = len / 8, have = words ? (words - 1) / 4 : 0;
+	uint64_t count;
+
+	if (words < 1) {
+		snprintf(err, ERRLEN, "not a CMP buffer: too small (%zu bytes)",
+			 len);
+		return -1;
+	}
+	memcpy(&count, w, 8);
+	if (count > have) {
+		snprintf(err, ERRLEN, "truncated: the count word says %llu "
+			 "records, the file holds %zu",
+			 (unsigned long long)count, have);
+		return -1;
+	}
+	for (size_t i = 0; i < count; i++) {
+		uint64_t r[4];
+		struct cmp_rec c;
+		int m;
+
+		memcpy(r, buf + 8 + 32 * i, 32);
+		if (r[0] & ~(uint64_t)7) {
+			snprintf(err, ERRLEN, "record %zu: 0x%llx is not a CMP "
+				 "type (a PC-mode buffer?)", i,
+				 (unsigned long long)r[0]);
+			return -1;
+		}
+		m = r[3] ? dump_find_module(mods, r[3] - 1) : -1;
+		c = (struct cmp_rec){ m, m < 0 ? r[3] : r[3] - 1 -
+						   mods->mods[m].bias,
+				      r[0], r[1], r[2] };
+		d->capcmps = d->ncmps + 1;
+		d->cmps = xrealloc(d->cmps, d->capcmps * sizeof(*d->cmps));
+		d->cmps[d->ncmps++] = c;
+	}
+	return 0;
+}
+
+static int load_modules_file(const char *path, long pid, struct dump *d)
+{
+	char *buf, err[ERRLEN];
+	size_t len;
+	int r = read_whole_file(path, &buf, &len);
+
+	if (r < 0) {
+		msg_error("%s: %s", path, strerror(-r));
+		return -1;
+	}
+	r = modules_parse(buf, len, pid, d, err);
+	free(buf);
+	if (r < 0)
+		msg_error("%s: %s", path, err);
+	return r;
+}
+
+static void copy_modules(struct dump *dst, const struct dump *src)
+{
+	for (size_t i = 0; i < src->nmods; i++) {
+		const struct dump_module *m = &src->mods[i];
+
+		dump_add_module(dst, m->path, m->build_id, m->build_id_len,
+				m->bias, m->lo, m->hi);
+	}
+}
+
+int cmd_cmp(struct options *o)
+{
+	struct dump d = { 0 }, mods = { 0 };
+	struct printer p;
+	struct strbuf sb = { 0 };
+	char *buf = NULL, err[ERRLEN];
+	size_t len;
+	int r;
+
+	if (o->nargs != 1) {
+		msg_error("cmp takes one CMP buffer or cmp dump");
+		return EXIT_USAGE;
+	}
+	if (o->modules && load_modules_file(o->modules, 0, &mods) < 0)
+		return EXIT_DATA;
+	if ((r = read_whole_file(o->args[0], &buf, &len)) < 0) {
+		msg_error("%s: %s", o->args[0], strerror(-r));
+	} else if (dump_looks_like(buf, len)) {
+		if ((r = dump_parse(buf, len, &d, err)) == 0 && !d.cmp) {
+			snprintf(err, ERRLEN, "a PC dump, not a cmp dump");
+			r = -1;
+		}
+		if (r < 0)
+			msg_error("%s: %s", o->args[0], err);
+	} else {
+		copy_modules(&d, &mods);
+		if ((r = parse_cmp_buffer(buf, len, &d, &mods, err)) < 0)
+			msg_error("%s: %s", o->args[0], err);
+	}
+	free(buf);
+	dump_free(&mods);
+	if (r < 0) {
+		dump_free(&d);
+		return EXIT_DATA;
+	}
+	printer_init(&p, &d);
+	for (size_t i = 0; i < d.ncmps; i++)
+		put_cmp(&p, &sb, &d.cmps[i]);
+	r = emit(o, &sb);
+	printer_free(&p);
+	sb_free(&sb);
+	dump_free(&d);
+	return r;
+}
+
+/* ---- run ---- */
+
+struct runtime {
+	int (*open)(int flavor);
+	int (*ioctl)(int fd, unsigned long req, ...);
+	int (*execvp)(const char *file, char *const argv[]);
+};
+
+/* libukcov.so.0 next to the tool (build tree), in ../lib (installed),
+ * or wherever $UKCOV_LIB says; the tool itself never links it. */
+static int load_runtime(struct runtime *rt)
+{
+	char exe[PATH_MAX], *cands[4] = { 0 };
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	void *h = NULL;
+	int k = 0;
+
+	if (getenv("UKCOV_LIB"))
+		cands[k++] = xstrdup(getenv("UKCOV_LIB"));
+	if (n > 0) {
+		exe[n] = '\0';
+		*strrchr(exe, '/') = '\0';
+		cands[k++] = xasprintf("%s/libukcov.so.0", exe);
+		cands[k++] = xasprintf("%s/../lib/libukcov.so.0", exe);
+	}
+	cands[k++] = xstrdup("libukcov.so.0");
+	for (int i = 0; i < k && !h; i++)
+		h = dlopen(cands[i], RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		msg_error("cannot load the runtime libukcov.so.0 (looked at "
+			  "$UKCOV_LIB, %s, %s and the library path): %s",
+			  cands[k - 3 >= 0 ? k - 3 : 0], cands[k - 2 >= 0 ? k - 2 : 0],
+			  dlerror());
+	for (int i = 0; i < k; i++)
+		free(cands[i]);
+	if (!h)
+		return -1;
+	*(void **)&rt->open = dlsym(h, "ukcov_open");
+	*(void **)&rt->ioctl = dlsym(h, "ukcov_ioctl");
+	/* The runtime's exec wrapper marks the exec for the takeover. */
+	*(void **)&rt->execvp = dlsym(h, "execvp");
+	if (!rt->execvp)
+		rt->execvp = execvp;
+	if (!rt->open || !rt->ioctl) {
+		msg_error("libukcov.so.0 lacks ukcov_open/ukcov_ioctl");
+		return -1;
+	}
+	return 0;
+}
+
+struct session {
+	struct runtime rt;
+	int fd;
+	uint64_t *area;
+	size_t words;
+	bool cmp;
+	char modules[64];	/* the UKCOV_MODULES file */
+	pid_t pid;
+	int status;
+	uint64_t dropped;
+};
+
+static int open_descriptor(struct session *s, unsigned long size)
+{
+	if (size < 2 || size > (1UL << 31)) {
+		msg_error("--size %lu: need 2 .. 2^31 words", size);
+		return EXIT_USAGE;
+	}
+	s->fd = s->rt.open(UKCOV_LINUX);
+	if (s->fd < 0 || s->rt.ioctl(s->fd, KCOV_INIT_TRACE, size) < 0) {
+		msg_error("cannot set up a kcov descriptor: %s",
+			  strerror(errno));
+		return EXIT_DATA;
+	}
+	s->words = size;
+	s->area = mmap(NULL, size * 8, PROT_READ | PROT_WRITE, MAP_SHARED,
+		       s->fd, 0);
+	if (s->area == MAP_FAILED) {
+		msg_error("cannot map the kcov buffer: %s", strerror(errno));
+		return EXIT_DATA;
+	}
+	return 0;
+}
+
+static void child(struct session *s, char **argv)
+{
+	setenv("UKCOV_MODULES", s->modules, 1);
+	if (s->rt.ioctl(s->fd, KCOV_ENABLE,
+			s->cmp ? KCOV_TRACE_CMP : KCOV_TRACE_PC) < 0) {
+		fprintf(stderr, "ukcov: error: KCOV_ENABLE: %s\n",
+			strerror(errno));
+		_exit(127);
+	}
+	s->rt.execvp(argv[0], argv);
+	fprintf(stderr, "ukcov: error: %s: %s\n", argv[0], strerror(errno));
+	_exit(127);
+}
+
+static int launch(struct session *s, char **argv)
+{
+	const char *tmp = getenv("TMPDIR");
+	int mfd;
+
+	snprintf(s->modules, sizeof(s->modules), "%.40s/ukcov-mod-XXXXXX",
+		 tmp && *tmp ? tmp : "/tmp");
+	mfd = mkstemp(s->modules);
+	if (mfd < 0) {
+		msg_error("%s: %s", s->modules, strerror(errno));
+		return EXIT_DATA;
+	}
+	close(mfd);
+	fflush(NULL);
+	s->pid = fork();
+	if (s->pid < 0) {
+		msg_error("fork: %s", strerror(errno));
+		return EXIT_DATA;
+	}
+	if (s->pid == 0)
+		child(s, argv);
+	while (waitpid(s->pid, &s->status, 0) < 0)
+		if (errno != EINTR) {
+			msg_error("waitpid: %s", strerror(errno));
+			return EXIT_DATA;
+		}
+	s->rt.ioctl(s->fd, UKCOV_IOC_DROPPED, &s->dropped);
+	return 0;
+}
+
+/* Records -> dump: PCs (unique, per module) or CMP records (in order). */
+static size_t collect_records(struct session *s, struct dump *d,
+			      struct pcvec *unknown)
+{
+	uint64_t count = __atomic_load_n(&s->area[0], __ATOMIC_ACQUIRE);
+	size_t rec = s->cmp ? 4 : 1, max = (s->words - 1) / rec;
+
+	if (count > max)	/* the program may scribble on the buffer */
+		count = max;
+	for (size_t i = 0; i < count; i++) {
+		const uint64_t *r = &s->area[1 + i * rec];
+		uint64_t pc = (s->cmp ? r[3] : r[0]) - 1;
+		int m = dump_find_module(d, pc);
+		uint64_t off = m < 0 ? pc : pc - d->mods[m].bias;
+
+		if (s->cmp) {
+			struct cmp_rec c = { m, off, r[0], r[1], r[2] };
+
+			d->capcmps = d->ncmps + 1;
+			d->cmps = xrealloc(d->cmps,
+					   d->capcmps * sizeof(*d->cmps));
+			d->cmps[d->ncmps++] = c;
+		} else if (m < 0) {
+			pcvec_push(unknown, pc);
+		} else {
+			pcvec_push(&d->mods[m].pcs, off);
+		}
+	}
+	for (size_t i = 0; i < d->nmods; i++)
+		pcvec_sort_unique(&d->mods[i].pcs, false);
+	pcvec_sort_unique(unknown, false);
+	return count;
+}
+
+static void print_points(const struct dump *d, const struct pcvec *unknown,
+			 struct strbuf *sb)
+{
+	struct printer p;
+
+	printer_init(&p, d);
+	for (size_t i = 0; i < d->nmods; i++)
+		for (size_t k = 0; k < d->mods[i].pcs.n; k++) {
+			put_location(&p, sb, (int)i, d->mods[i].pcs.v[k]);
+			sb_puts(sb, "\n");
+		}
+	for (size_t k = 0; k < unknown->n; k++)
+		sb_printf(sb, "0x%llx\n", (unsigned long long)unknown->v[k]);
+	for (size_t i = 0; i < d->ncmps; i++)
+		put_cmp(&p, sb, &d->cmps[i]);
+	printer_free(&p);
+}
+
+static void print_raw(const struct session *s, size_t count,
+		      struct strbuf *sb)
+{
+	for (size_t i = 0; i < count; i++) {
+		const uint64_t *r = &s->area[1 + i * (s->cmp ? 4 : 1)];
+
+		if (s->cmp)
+			sb_printf(sb, "0x%llx 0x%llx 0x%llx 0x%llx\n",
+				  (unsigned long long)r[0],
+				  (unsigned long long)r[1],
+				  (unsigned long long)r[2],
+				  (unsigned long long)r[3]);
+		else
+			sb_printf(sb, "0x%llx\n", (unsigned long long)r[0]);
+	}
+}
+
+static int child_status(const struct session *s, const char *prog,
+			size_t count, const struct pcvec *unknown)
+{
+	int code = WIFEXITED(s->status) ? WEXITSTATUS(s->status)
+					: 128 + WTERMSIG(s->status);
+
+	if (WIFSIGNALED(s->status))
+		msg_note("%s killed by signal %d (%s); %zu records, %llu "
+			 "dropped", prog, WTERMSIG(s->status),
+			 strsignal(WTERMSIG(s->status)), count,
+			 (unsigned long long)s->dropped);
+	else
+		msg_note("%s exited with status %d; %zu records, %llu dropped",
+			 prog, code, count, (unsigned long long)s->dropped);
+	if (unknown->n)
+		msg_warn("%zu PCs are outside every module of %s's table "
+			 "(printed as absolute addresses)", unknown->n, prog);
+	return code;
+}
+
+static int run_checks(const struct options *o, bool *cmp)
+{
+	if (!strcmp(o->threads, "all")) {
+		msg_error("--threads all is not supported yet; only the main "
+			  "thread is traced (--threads main)");
+		return EXIT_USAGE;
+	}
+	if (strcmp(o->threads, "main") != 0 ||
+	    (strcmp(o->mode, "pc") && strcmp(o->mode, "cmp"))) {
+		msg_error("run: --mode pc|cmp and --threads main|all");
+		return EXIT_USAGE;
+	}
+	if (o->nargs < 1) {
+		msg_error("run: missing the program (ukcov run -- PROG ARGS)");
+		return EXIT_USAGE;
+	}
+	*cmp = !strcmp(o->mode, "cmp");
+	return 0;
+}
+
+static int report_run(struct options *o, struct session *s)
+{
+	struct dump d = { 0 };
+	struct pcvec unknown = { 0 };
+	struct strbuf sb = { 0 };
+	size_t count;
+	int r = 0, code;
+
+	if (load_modules_file(s->modules, s->pid, &d) < 0)
+		r = EXIT_DATA;
+	d.cmp = s->cmp;
+	count = collect_records(s, &d, &unknown);
+	code = child_status(s, o->args[0], count, &unknown);
+	if (r) {
+		;
+	} else if (o->raw) {
+		print_raw(s, count, &sb);
+	} else if (o->output) {
+		char v[64];
+
+		snprintf(v, sizeof(v), "%llu", (unsigned long long)s->dropped);
+		dump_add_info(&d, "dropped", v);
+		snprintf(v, sizeof(v), "%d", s->status);
+		dump_add_info(&d, "wait-status", v);
+		dump_serialize(&d, &sb);
+	} else {
+		print_points(&d, &unknown, &sb);
+	}
+	if (!r)
+		r = emit(o, &sb);
+	sb_free(&sb);
+	pcvec_free(&unknown);
+	dump_free(&d);
+	return r ? r : code;
+}
+
+int cmd_run(struct options *o)
+{
+	struct session s = { .fd = -1 };
+	int r = run_checks(o, &s.cmp);
+
+	if (!r && load_runtime(&s.rt) < 0)
+		r = EXIT_DATA;
+	if (!r)
+		r = open_descriptor(&s, o->size);
+	if (!r)
+		r = launch(&s, o->args);
+	if (!r)
+		r = report_run(o, &s);
+	if (s.modules[0])
+		unlink(s.modules);
+	return r;
+}
