@@ -65,6 +65,18 @@ static const struct ukcov_os *desc_os_locked(struct ukcov_cb *cb,
 	return ukcov__os(cb->flavor);
 }
 
+/* The calling thread traces a descriptor whose last fd was closed in
+ * another process (FreeBSD, OpenBSD: DYING).  That process could not
+ * reach our TLS; we stop at our first request after it. */
+static void stop_if_dying_locked(struct ukcov_thread *t)
+{
+	struct ukcov_desc *d = t->owned;
+
+	if (d && __atomic_load_n(&d->cb->state, __ATOMIC_RELAXED) ==
+		 UKCOV_ST_DYING)
+		ukcov__thread_disarm(t);
+}
+
 int ukcov__do_ioctl(int fd, unsigned long req, unsigned long arg)
 {
 	struct ukcov_desc *d = ukcov__fd_lookup(fd);
@@ -75,6 +87,7 @@ int ukcov__do_ioctl(int fd, unsigned long req, unsigned long arg)
 		return -1;	/* errno EBADF or ENOTTY */
 	ukcov__signals_resync(&__ukcov_thread);
 	pthread_mutex_lock(&ukcov__proc_lock);
+	stop_if_dying_locked(&__ukcov_thread);
 	if (ukcov__cb_lock(d->cb) != 0) {
 		pthread_mutex_unlock(&ukcov__proc_lock);
 		errno = EIO;

@@ -26,22 +26,22 @@
 /* ---- open ---- */
 
 /* UKCOV_DEVICE=ukcov always serves the device paths, =kernel never;
- * by default ukcov serves them only where the kernel has no kcov. */
+ * by default ukcov serves them only where the kernel has no kcov.
+ * Returns 1 with *fd set when the kernel's answer stands. */
 static int serve_device(int dirfd, const char *path, int flags, mode_t mode,
 			int *fd)
 {
 	const char *policy = getenv("UKCOV_DEVICE");
+	int kernel_only = policy && strcmp(policy, "kernel") == 0;
 	int real;
 
-	if (policy && strcmp(policy, "kernel") == 0)
+	if (policy && strcmp(policy, "ukcov") == 0)
 		return 0;
-	if (!policy || strcmp(policy, "ukcov") != 0) {
-		real = ukcov__real_openat(dirfd, path, flags, mode);
-		if (real >= 0 ||
-		    (errno != ENOENT && errno != ENODEV && errno != ENXIO)) {
-			*fd = real;
-			return 1;
-		}
+	real = ukcov__real_openat(dirfd, path, flags, mode);
+	if (kernel_only || real >= 0 ||
+	    (errno != ENOENT && errno != ENODEV && errno != ENXIO)) {
+		*fd = real;
+		return 1;
 	}
 	return 0;
 }
