@@ -1,0 +1,79 @@
+# tests/core/core.mk -- the core test suite (issue 2), run by
+# tests/suites.d/10-core.sh.
+#
+# The harness is never instrumented: it gets its own flags, whatever
+# CFLAGS say.  Only tests/core/targets/targets.c is compiled with
+# -fsanitize-coverage, four times (gcc and clang; trace-pc,trace-cmp and
+# trace-pc only).  Binaries, in $(B)/tests/core/:
+#   core-{gcc,clang}          -lukcov as users link it (linker script:
+#                             callbacks in the executable, runtime shared)
+#   core-{gcc,clang}-static   $(B)/libukcov.a
+#   core-{gcc,clang}-pc       trace-pc-only targets, -lukcov
+#   preload-{gcc,clang}       nothing of ukcov linked in; run with
+#                             LD_PRELOAD=$(B)/libukcov.so.0
+
+CORE_SRC := tests/core
+CORE_OUT := $(B)/tests/core
+CORE_HARNESS := harness kc main t_errno t_iface t_format t_overflow \
+                t_threads t_close t_mmap t_fork t_exec t_signal
+CORE_HDRS := $(wildcard $(CORE_SRC)/*.h $(CORE_SRC)/targets/*.h) \
+             $(wildcard include/ukcov/*.h include/ukcov/*/*.h)
+
+CORE_HCC     := gcc
+CORE_HCFLAGS := -std=gnu11 -O2 -g -fno-sanitize=all \
+                -Iinclude -I$(CORE_SRC) \
+                -Wall -Wextra -Wshadow -Wno-missing-field-initializers
+CORE_TCFLAGS := -std=gnu11 -O2 -g -fno-sanitize=all -Iinclude -I$(CORE_SRC)
+CORE_LDLIBS  := -rdynamic -ldl -lpthread
+CORE_SHARED  := -L$(B) -Wl,-rpath,$(abspath $(B)) -lukcov
+
+CORE_OBJS         := $(CORE_HARNESS:%=$(CORE_OUT)/obj/%.o)
+CORE_PRELOAD_OBJS := $(CORE_HARNESS:%=$(CORE_OUT)/obj-preload/%.o)
+
+CORE_BINS := $(addprefix $(CORE_OUT)/, core-gcc core-clang \
+               core-gcc-static core-clang-static core-gcc-pc core-clang-pc \
+               preload-gcc preload-clang)
+
+.PHONY: core-tests
+core-tests: $(CORE_BINS)
+test-prep:: core-tests
+
+$(CORE_OUT)/obj/%.o: $(CORE_SRC)/%.c $(CORE_HDRS)
+	@mkdir -p $(dir $@)
+	$(CORE_HCC) $(CORE_HCFLAGS) -c $< -o $@
+
+$(CORE_OUT)/obj-preload/%.o: $(CORE_SRC)/%.c $(CORE_HDRS)
+	@mkdir -p $(dir $@)
+	$(CORE_HCC) $(CORE_HCFLAGS) -DCORE_PRELOAD -c $< -o $@
+
+# targets-<cc>-<cmp|pc>.o
+$(CORE_OUT)/targets-%-cmp.o: $(CORE_SRC)/targets/targets.c $(CORE_HDRS)
+	@mkdir -p $(dir $@)
+	$* $(CORE_TCFLAGS) -fsanitize-coverage=trace-pc,trace-cmp \
+	    -DTARGET_HAS_CMP=1 -c $< -o $@
+
+$(CORE_OUT)/targets-%-pc.o: $(CORE_SRC)/targets/targets.c $(CORE_HDRS)
+	@mkdir -p $(dir $@)
+	$* $(CORE_TCFLAGS) -fsanitize-coverage=trace-pc \
+	    -DTARGET_HAS_CMP=0 -c $< -o $@
+
+CORE_LIB_DEPS := $(B)/libukcov.so $(B)/libukcov.a $(B)/libukcov_cb.a
+
+$(CORE_OUT)/core-%-pc: $(CORE_OBJS) $(CORE_OUT)/targets-%-pc.o $(CORE_LIB_DEPS)
+	$(CORE_HCC) $(CORE_OBJS) $(CORE_OUT)/targets-$*-pc.o $(CORE_SHARED) \
+	    $(CORE_LDLIBS) -o $@
+
+$(CORE_OUT)/core-%-static: $(CORE_OBJS) $(CORE_OUT)/targets-%-cmp.o $(CORE_LIB_DEPS)
+	$(CORE_HCC) $(CORE_OBJS) $(CORE_OUT)/targets-$*-cmp.o $(B)/libukcov.a \
+	    $(CORE_LDLIBS) -o $@
+
+$(CORE_OUT)/core-gcc $(CORE_OUT)/core-clang: $(CORE_OUT)/core-%: $(CORE_OBJS) \
+		$(CORE_OUT)/targets-%-cmp.o $(CORE_LIB_DEPS)
+	$(CORE_HCC) $(CORE_OBJS) $(CORE_OUT)/targets-$*-cmp.o $(CORE_SHARED) \
+	    $(CORE_LDLIBS) -o $@
+
+# The callbacks, the interposers and ukcov_* stay undefined at link
+# time; the dynamic linker finds them in the preloaded libukcov.so.0.
+$(CORE_OUT)/preload-%: $(CORE_PRELOAD_OBJS) $(CORE_OUT)/targets-%-cmp.o
+	$(CORE_HCC) $(CORE_PRELOAD_OBJS) $(CORE_OUT)/targets-$*-cmp.o \
+	    -Wl,--unresolved-symbols=ignore-all $(CORE_LDLIBS) -o $@

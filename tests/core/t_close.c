@@ -1,0 +1,215 @@
+/*
+ * tests/core/t_close.c -- closing and duplicating descriptors
+ * (kcov-semantics.md §6 table 3, "Close while enabled"): Linux and NetBSD
+ * keep tracing until the thread exits, FreeBSD and OpenBSD stop at the
+ * last close.  A dup'd fd is the same descriptor; only the last close of
+ * all fds, in all processes, counts.
+ *
+ * The closing tests run on a thread of their own that exits at the end:
+ * that is the only way a Linux/NetBSD owner of a closed fd stops.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kc.h"
+#include "tests.h"
+
+static void on_own_thread(const struct kc *k, long (*fn)(void *), long arg)
+{
+	struct kc_op op = { k, -1, arg };
+
+	thread_run(fn, &op);
+}
+
+/* After the last close, three more calls: recorded unless the flavor
+ * stops at close.  Two records before the close are the control. */
+static void expect_after_close(const struct kc *k, const uint64_t *buf)
+{
+	call_n(target_leaf2, 3);
+	if (k->f->close_stops) {
+		CHECK_EQ(rec_count(buf), 2);
+	} else {
+		CHECK_EQ(rec_count(buf), 5);
+		expect_pcs_in(buf, 2, 3, (const void *)target_leaf2);
+	}
+	expect_pcs_in(buf, 0, 2, (const void *)target_leaf);
+}
+
+/* The ways an fd stops referring to its descriptor. */
+enum closer { BY_CLOSE, BY_DUP2_OVER, BY_CLOSE_RANGE };
+
+static long close_enabled(void *p)
+{
+	const struct kc_op *op = p;
+	uint64_t *buf;
+	int fd = kc_setup(op->k, KC_ENTRIES, &buf);
+	int null = open("/dev/null", O_RDWR);
+
+	CHECK_OK(null);
+	kc_enable_ok(op->k, fd, 0);
+	call_n(target_leaf, 2);
+	switch (op->arg) {
+	case BY_CLOSE:
+		CHECK_OK(close(fd));
+		break;
+	case BY_DUP2_OVER:
+		CHECK_EQ(dup2(null, fd), fd);
+		/* The number now names /dev/null: not a descriptor. */
+		CHECK_ERR(kc_req(op->k, fd, op->k->f->req_disable, 0), ENOTTY);
+		break;
+	case BY_CLOSE_RANGE:
+		CHECK_OK(close_range((unsigned)fd, (unsigned)fd, 0));
+		break;
+	}
+	expect_after_close(op->k, buf);
+	return 0;
+}
+
+static void t_close_while_enabled(const struct kc *k)
+{
+	on_own_thread(k, close_enabled, BY_CLOSE);
+}
+
+static void t_dup2_over_descriptor(const struct kc *k)
+{
+	on_own_thread(k, close_enabled, BY_DUP2_OVER);
+}
+
+static void t_close_range(const struct kc *k)
+{
+	on_own_thread(k, close_enabled, BY_CLOSE_RANGE);
+}
+
+/* After closing its enabled fd the thread still holds the descriptor
+ * until it exits: Linux current->kcov, FreeBSD td_kcov_info, NetBSD
+ * l_kcov, OpenBSD p_kd stay set (derived from §1 close and thread-exit
+ * rows), so enabling another fd is the "second fd" errno. */
+static long close_then_enable_other(void *p)
+{
+	const struct kc_op *op = p;
+	uint64_t *b1, *b2;
+	int fd1 = kc_setup(op->k, KC_ENTRIES, &b1);
+	int fd2 = kc_setup(op->k, KC_ENTRIES, &b2);
+
+	kc_enable_ok(op->k, fd1, 0);
+	CHECK_OK(close(fd1));
+	CHECK_ERR(kc_enable_pc(op->k, fd2), op->k->f->e_second_fd);
+	target_leaf();
+	CHECK_EQ(rec_count(b2), 0);
+	CHECK_EQ(rec_count(b1), op->k->f->close_stops ? 0 : 1);
+	return fd2;
+}
+
+static void t_close_then_enable_other(const struct kc *k)
+{
+	struct kc_op op = { k, -1, 0 };
+	int fd2 = (int)thread_run(close_then_enable_other, &op);
+	uint64_t *b2 = kc_map(fd2, KC_ENTRIES);
+
+	/* The thread has exited: this one may enable fd2. */
+	expect_ready_state(k, fd2, b2);
+}
+
+/* Closing one of two fds is not the last close; closing the other is.
+ * arg BY_DUP2_OVER: the first goes away under dup2 instead. */
+static long close_one_of_two(void *p)
+{
+	const struct kc_op *op = p;
+	uint64_t *buf;
+	int fd = kc_setup(op->k, KC_ENTRIES, &buf);
+	int fd2 = dup(fd), null = open("/dev/null", O_RDWR);
+
+	CHECK_OK(fd2);
+	CHECK_OK(null);
+	kc_enable_ok(op->k, fd2, 0);
+	target_leaf();
+	if (op->arg == BY_DUP2_OVER)
+		CHECK_EQ(dup2(null, fd), fd);
+	else
+		CHECK_OK(close(fd));
+	target_leaf();
+	CHECK_EQ(rec_count(buf), 2);
+	CHECK_OK(close(fd2));
+	expect_after_close(op->k, buf);
+	return 0;
+}
+
+static void t_close_dup(const struct kc *k)
+{
+	on_own_thread(k, close_one_of_two, BY_CLOSE);
+}
+
+static void t_dup2_over_copy(const struct kc *k)
+{
+	on_own_thread(k, close_one_of_two, BY_DUP2_OVER);
+}
+
+/* The descriptor is shared with a child process: the owner (here, the
+ * child) closing its fd is not the last close while the parent holds
+ * one. */
+static void t_close_not_last_in_other_process(const struct kc *k)
+{
+	uint64_t *buf;
+	int fd = kc_setup(k, KC_ENTRIES, &buf);
+	pid_t pid = fork();
+
+	CHECK_OK(pid);
+	if (pid == 0) {
+		kc_enable_ok(k, fd, 0);
+		target_leaf();
+		CHECK_OK(close(fd));
+		call_n(target_leaf, 2);
+		_exit(0);
+	}
+	expect_exit0(pid);
+	expect_only_pcs(buf, 3, (const void *)target_leaf);
+	expect_ready_state(k, fd, buf);
+}
+
+/* dup, dup2, dup3, F_DUPFD, F_DUPFD_CLOEXEC: every copy is the same
+ * descriptor (one state, one buffer). */
+static void t_dup_same_descriptor(const struct kc *k)
+{
+	uint64_t *buf, *buf2;
+	int fd = kc_open_ok(k), copies[5], i;
+
+	copies[0] = dup(fd);
+	copies[1] = dup2(fd, 200);
+	copies[2] = dup3(fd, 201, O_CLOEXEC);
+	copies[3] = fcntl(fd, F_DUPFD, 300);
+	copies[4] = fcntl(fd, F_DUPFD_CLOEXEC, 400);
+	CHECK_EQ(copies[1], 200);
+	CHECK_EQ(copies[2], 201);
+	CHECK(copies[3] >= 300 && copies[4] >= 400);
+	kc_setbuf_ok(k, copies[0], KC_ENTRIES);
+	for (i = 0; i < 5; i++)
+		CHECK_ERR(kc_setbuf(k, copies[i], KC_ENTRIES),
+			  k->f->e_second_setbuf);
+	buf = kc_map(fd, KC_ENTRIES);
+	buf2 = kc_map(copies[4], KC_ENTRIES);
+	kc_enable_ok(k, copies[1], 0);
+	for (i = 0; i < 5; i++)
+		CHECK_ERR(kc_enable_pc(k, copies[i]), k->f->e_enable_twice);
+	CHECK_ERR(kc_enable_pc(k, fd), k->f->e_enable_twice);
+	target_leaf();
+	kc_disable_ok(k, copies[3]);
+	CHECK_ERR(kc_disable(k, copies[2]), k->f->e_disable);
+	expect_only_pcs(buf2, 1, (const void *)target_leaf);
+	CHECK_EQ(buf[1], buf2[1]);
+}
+
+void register_close_tests(void)
+{
+	reg_flavors("close.while_enabled", t_close_while_enabled, 0);
+	reg_flavors("close.then_enable_other", t_close_then_enable_other, 0);
+	reg_flavors("close.dup", t_close_dup, 0);
+	reg_flavors("close.not_last_in_other_process",
+		    t_close_not_last_in_other_process, 0);
+	reg_flavors("close.dup_same_descriptor", t_dup_same_descriptor, 0);
+	reg_flavors("close.dup2_over_descriptor", t_dup2_over_descriptor, 0);
+	reg_flavors("close.dup2_over_copy", t_dup2_over_copy, 0);
+	reg_flavors("close.close_range", t_close_range, 0);
+}

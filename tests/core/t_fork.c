@@ -1,0 +1,227 @@
+/*
+ * tests/core/t_fork.c -- a descriptor shared by processes (HARD-PROBLEMS
+ * §1) and the fork server of L-doc: "a parent process opens
+ * /sys/kernel/debug/kcov, enables trace mode, mmaps coverage buffer and
+ * then forks child processes in a loop.  Child processes only need to
+ * enable coverage (disable happens automatically on thread end)."
+ */
+#define _GNU_SOURCE
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <ukcov/sancov.h>
+
+#include "kc.h"
+#include "tests.h"
+
+#define ROUNDS 8
+
+enum server_child { CHILD_EXIT, CHILD__EXIT, CHILD_CMP };
+
+/* ROUNDS children, one at a time: child i enables the inherited
+ * descriptor, runs target code and ends with exit() (atexit runs),
+ * _exit() (the owner just dies), or in CMP mode; the parent finds
+ * exactly child i's records, then resets the count. */
+static void fork_server(const struct kc *k, enum server_child how)
+{
+	uint64_t *buf;
+	int fd = kc_setup(k, KC_ENTRIES, &buf);
+	unsigned i;
+
+	for (i = 0; i < ROUNDS; i++) {
+		pid_t pid = fork();
+
+		CHECK_OK(pid);
+		if (pid == 0) {
+			kc_enable_ok(k, fd, how == CHILD_CMP);
+			if (how == CHILD_CMP)
+				target_cmp4(i, 77);
+			else
+				call_n(target_leaf, i + 1);
+			if (how == CHILD__EXIT)
+				_exit(0);
+			exit(0);
+		}
+		expect_exit0(pid);
+		if (how == CHILD_CMP) {
+			CHECK_EQ(rec_count(buf), 1);
+			expect_cmp(buf, 0, 4, i, 77, (const void *)target_cmp4,
+				   (const void *)__sanitizer_cov_trace_cmp4);
+		} else {
+			expect_only_pcs(buf, i + 1, (const void *)target_leaf);
+		}
+		rec_reset(buf);
+	}
+	expect_ready_state(k, fd, buf);
+}
+
+static void t_server_exit(const struct kc *k)
+{
+	fork_server(k, CHILD_EXIT);
+}
+
+static void t_server__exit(const struct kc *k)
+{
+	fork_server(k, CHILD__EXIT);
+}
+
+static void t_server_cmp(const struct kc *k)
+{
+	fork_server(k, CHILD_CMP);
+}
+
+/* A fork child starts disabled (Linux kcov_task_init): its calls do not
+ * land in the parent's buffer, it cannot disable the parent's
+ * descriptor, and enabling it is "busy". */
+static void t_child_starts_disabled(const struct kc *k)
+{
+	uint64_t *buf;
+	int fd = kc_setup(k, KC_ENTRIES, &buf);
+	pid_t pid;
+
+	kc_enable_ok(k, fd, 0);
+	target_leaf();
+	pid = fork();
+	CHECK_OK(pid);
+	if (pid == 0) {
+		call_n(target_leaf2, 10);
+		CHECK_ERR(kc_disable(k, fd), k->f->e_disable);
+		CHECK_ERR(kc_enable_pc(k, fd), k->f->e_enable_busy);
+		call_n(target_leaf2, 10);
+		exit(0);
+	}
+	expect_exit0(pid);
+	target_leaf();
+	kc_disable_ok(k, fd);
+	expect_only_pcs(buf, 2, (const void *)target_leaf);
+}
+
+/* The tracing child dies of SIGSEGV: its records stay, and the next
+ * enable -- by the parent, then by another child -- succeeds. */
+static int *volatile crash_ptr;	/* NULL */
+
+static void t_child_crash(const struct kc *k)
+{
+	struct rlimit no_core = { 0, 0 };
+	uint64_t *buf;
+	int fd = kc_setup(k, KC_ENTRIES, &buf), st;
+	pid_t pid = fork();
+
+	CHECK_OK(pid);
+	if (pid == 0) {
+		setrlimit(RLIMIT_CORE, &no_core);
+		kc_enable_ok(k, fd, 0);
+		call_n(target_leaf, 3);
+		*crash_ptr = 1;
+		_exit(0);
+	}
+	st = wait_status(pid);
+	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV);
+	expect_only_pcs(buf, 3, (const void *)target_leaf);
+	kc_enable_ok(k, fd, 0);
+	target_leaf2();
+	kc_disable_ok(k, fd);
+	CHECK_EQ(rec_count(buf), 4);
+	expect_pcs_in(buf, 3, 1, (const void *)target_leaf2);
+	pid = fork();
+	CHECK_OK(pid);
+	if (pid == 0) {
+		kc_enable_ok(k, fd, 0);
+		target_leaf3();
+		exit(0);
+	}
+	expect_exit0(pid);
+	CHECK_EQ(rec_count(buf), 5);
+	expect_pcs_in(buf, 4, 1, (const void *)target_leaf3);
+}
+
+/* While a child traces, the descriptor's state is shared: the parent's
+ * ENABLE gets the OS's "busy" errno (Linux EINVAL, FreeBSD EBUSY,
+ * NetBSD EBUSY, OpenBSD ENXIO) and its DISABLE the "not owner" one.
+ * After SIGKILL the next enable succeeds. */
+static void t_child_killed(const struct kc *k)
+{
+	uint64_t *buf;
+	int fd = kc_setup(k, KC_ENTRIES, &buf), st;
+	struct peer child;
+
+	if (peer_fork(&child) == 0) {
+		kc_enable_ok(k, fd, 0);
+		call_n(target_leaf, 3);
+		peer_tell(&child);
+		peer_wait(&child);		/* blocks until killed */
+		_exit(0);
+	}
+	peer_wait(&child);
+	CHECK_ERR(kc_enable_pc(k, fd), k->f->e_enable_busy);
+	CHECK_ERR(kc_disable(k, fd), k->f->e_disable);
+	CHECK_ERR(kc_setbuf(k, fd, KC_ENTRIES), EBUSY);	/* all four */
+	CHECK_OK(kill(child.pid, SIGKILL));
+	st = wait_status(child.pid);
+	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+	expect_only_pcs(buf, 3, (const void *)target_leaf);
+	expect_ready_state(k, fd, buf);
+}
+
+/* UKCOV_IOC_DROPPED works from another process, and counts the owner's
+ * drops exactly. */
+static void t_dropped_other_process(const struct kc *k)
+{
+	uint64_t *buf;
+	int fd = kc_setup(k, KC_ENTRIES, &buf);
+	struct peer child;
+
+	if (peer_fork(&child) == 0) {
+		kc_enable_ok(k, fd, 0);
+		call_n(target_leaf, KC_ENTRIES - 1 + 6);
+		peer_tell(&child);
+		peer_wait(&child);
+		call_n(target_leaf, 2);
+		peer_tell(&child);
+		peer_wait(&child);
+		exit(0);
+	}
+	peer_wait(&child);
+	CHECK_EQ(kc_dropped(k, fd), 6);
+	CHECK_EQ(kc_dropped(k, fd), 0);
+	peer_tell(&child);
+	peer_wait(&child);
+	CHECK_EQ(kc_dropped(k, fd), 2);
+	peer_tell(&child);
+	expect_exit0(child.pid);
+	CHECK_EQ(rec_count(buf), KC_ENTRIES - 1);
+}
+
+/* One state for all processes: the child sets the buffer size, the
+ * parent's second SETBUFSIZE is refused and it maps the child's size. */
+static void t_shared_setbuf(const struct kc *k)
+{
+	int fd = kc_open_ok(k);
+	uint64_t *buf;
+	pid_t pid = fork();
+
+	CHECK_OK(pid);
+	if (pid == 0) {
+		kc_setbuf_ok(k, fd, KC_ENTRIES);
+		exit(0);
+	}
+	expect_exit0(pid);
+	CHECK_ERR(kc_setbuf(k, fd, KC_ENTRIES), k->f->e_second_setbuf);
+	buf = kc_map(fd, KC_ENTRIES);
+	expect_ready_state(k, fd, buf);
+}
+
+void register_fork_tests(void)
+{
+	reg_flavors("fork.server_exit", t_server_exit, 0);
+	reg_flavors("fork.server__exit", t_server__exit, 0);
+	reg_flavors("fork.server_cmp", t_server_cmp, NEED_CMP);
+	reg_flavors("fork.child_starts_disabled", t_child_starts_disabled, 0);
+	reg_flavors("fork.child_crash", t_child_crash, 0);
+	reg_flavors("fork.child_killed", t_child_killed, 0);
+	reg_flavors("fork.dropped_other_process", t_dropped_other_process, 0);
+	reg_flavors("fork.shared_setbuf", t_shared_setbuf, 0);
+}

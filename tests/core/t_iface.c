@@ -1,0 +1,195 @@
+/*
+ * tests/core/t_iface.c -- the native API's edges (<ukcov/kcov.h>): fds
+ * that are not descriptors, flavors, and /dev/kcov deciding its flavor
+ * from the first request when UKCOV_FLAVOR is unset.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <ukcov/kcov.h>
+
+#include "kc.h"
+#include "tests.h"
+
+#ifndef CORE_PRELOAD
+/* ukcov_ioctl/ukcov_flavor on an fd that is not a descriptor: ENOTTY;
+ * on one that is not open: EBADF ("A file descriptor that is not open
+ * gets EBADF; one that is not a ukcov descriptor gets ENOTTY"). */
+static void t_not_a_descriptor(const struct kc *k)
+{
+	int p[2], null = open("/dev/null", O_RDWR);
+	int mfd = memfd_create("ukcov", 0), fd;
+
+	(void)k;
+	pipe_ok(p);
+	CHECK_OK(null);
+	CHECK_OK(mfd);
+	CHECK_OK(ftruncate(mfd, 1 << 20));
+	for (fd = 0; fd < 3; fd++) {
+		int fds[3] = { p[0], null, mfd };
+
+		CHECK_ERR(ukcov_ioctl(fds[fd], 0x80086301UL, 64UL), ENOTTY);
+		CHECK_ERR(ukcov_ioctl(fds[fd], UKCOV_IOC_DROPPED, 0UL), ENOTTY);
+		CHECK_ERR(ukcov_flavor(fds[fd]), ENOTTY);
+	}
+	close(p[1]);
+	CHECK_ERR(ukcov_ioctl(p[1], 0x6364UL, 0UL), EBADF);
+	CHECK_ERR(ukcov_flavor(p[1]), EBADF);
+	CHECK_ERR(ukcov_ioctl(-1, 0x6364UL, 0UL), EBADF);
+	CHECK_ERR(ukcov_flavor(-1), EBADF);
+	CHECK_ERR(ukcov_ioctl(1 << 20, 0x6364UL, 0UL), EBADF);
+}
+
+/* Unknown flavors are EINVAL; each flavor reports itself; the native
+ * fd survives exec (no FD_CLOEXEC). */
+static void t_open_flavors(const struct kc *k)
+{
+	int fl, fd;
+
+	(void)k;
+	CHECK_ERR(ukcov_open(0), EINVAL);
+	CHECK_ERR(ukcov_open(5), EINVAL);
+	CHECK_ERR(ukcov_open(-1), EINVAL);
+	for (fl = 0; fl < FL_COUNT; fl++) {
+		fd = ukcov_open(flavors[fl].id);
+		CHECK_OK(fd);
+		CHECK_EQ(ukcov_flavor(fd), flavors[fl].id);
+		CHECK_EQ(fcntl(fd, F_GETFD) & FD_CLOEXEC, 0);
+		close(fd);
+	}
+	CHECK(strcmp(ukcov_version(), UKCOV_VERSION_STRING) == 0);
+}
+
+/* A descriptor from either path answers to both ioctl() and
+ * ukcov_ioctl(). */
+static void t_cross_api(const struct kc *k)
+{
+	const struct kc *other = &kcs[k->f->id - 1][!k->native];
+	uint64_t *buf;
+	int fd = kc_setup(k, KC_ENTRIES, &buf);
+
+	CHECK_EQ(ukcov_flavor(fd), k->f->id);
+	CHECK_ERR(kc_setbuf(other, fd, KC_ENTRIES), k->f->e_second_setbuf);
+	kc_enable_ok(other, fd, 0);
+	CHECK_ERR(kc_enable_pc(k, fd), k->f->e_enable_twice);
+	target_leaf();
+	kc_disable_ok(k, fd);
+	expect_only_pcs(buf, 1, (const void *)target_leaf);
+}
+#endif
+
+/* The device paths through every open entry point of libc. */
+static void t_open_entry_points(const struct kc *k)
+{
+	int fd[3];
+
+	setenv("UKCOV_DEVICE", "ukcov", 1);
+	if (strcmp(k->f->path, "/dev/kcov") == 0)
+		setenv("UKCOV_FLAVOR", k->f->name, 1);
+	fd[0] = openat(AT_FDCWD, k->f->path, O_RDWR);
+	fd[1] = open64(k->f->path, O_RDWR | O_CLOEXEC);
+	fd[2] = openat64(AT_FDCWD, k->f->path, O_RDWR);
+	CHECK_OK(fd[0]);
+	CHECK_OK(fd[1]);
+	CHECK_OK(fd[2]);
+	CHECK(fcntl(fd[1], F_GETFD) & FD_CLOEXEC);
+	CHECK_EQ(fcntl(fd[0], F_GETFD) & FD_CLOEXEC, 0);
+	/* Three independent descriptors. */
+	kc_setbuf_ok(k, fd[0], KC_ENTRIES);
+	kc_setbuf_ok(k, fd[1], KC_ENTRIES);
+	CHECK_ERR(kc_setbuf(k, fd[1], KC_ENTRIES), k->f->e_second_setbuf);
+	expect_open_state(k, fd[2]);
+	if (core_have_native)
+		CHECK_EQ(kc_flavor(fd[2]), k->f->id);
+}
+
+/* /dev/kcov without UKCOV_FLAVOR: undecided (flavor 0) until the first
+ * request; FreeBSD's KIO* numbers make it FreeBSD, the 'K' group NetBSD
+ * (brief).  From then on it follows that kernel's rules. */
+static int open_undecided(void)
+{
+	int fd;
+
+	setenv("UKCOV_DEVICE", "ukcov", 1);
+	unsetenv("UKCOV_FLAVOR");
+	fd = open("/dev/kcov", O_RDWR);
+	CHECK_OK(fd);
+	if (core_have_native)
+		CHECK_EQ(kc_flavor(fd), 0);
+	return fd;
+}
+
+static void expect_decided(int fd, int fl)
+{
+	if (core_have_native)
+		CHECK_EQ(kc_flavor(fd), flavors[fl].id);
+}
+
+static void t_undecided_freebsd(const struct kc *k)
+{
+	const struct kc *fb = &kcs[FL_FREEBSD][0];
+	uint64_t *buf;
+	int fd = open_undecided();
+
+	(void)k;
+	CHECK_EQ(ioctl(fd, 0x20046304UL, (unsigned long)KC_ENTRIES), 0);
+	expect_decided(fd, FL_FREEBSD);
+	CHECK_ERR(ioctl(fd, 0x20046304UL, (unsigned long)KC_ENTRIES), EBUSY);
+	CHECK_ERR(ioctl(fd, 0x80084b01UL, 0UL), EINVAL);	/* unknown */
+	buf = kc_map(fd, KC_ENTRIES);
+	expect_ready_state(fb, fd, buf);
+
+	/* A refused first request decides too. */
+	fd = open_undecided();
+	CHECK_ERR(ioctl(fd, 0x20046302UL, 0UL), EBUSY);	/* no buffer */
+	expect_decided(fd, FL_FREEBSD);
+	CHECK_ERR(ioctl(fd, 0x6364UL, 0UL), EINVAL);
+	expect_open_state(fb, fd);
+}
+
+static void t_undecided_netbsd(const struct kc *k)
+{
+	const struct kc *nb = &kcs[FL_NETBSD][0];
+	uint64_t n = KC_ENTRIES, *buf;
+	int mode = 0, fd = open_undecided();
+
+	(void)k;
+	CHECK_EQ(ioctl(fd, 0x80084b01UL, &n), 0);
+	expect_decided(fd, FL_NETBSD);
+	CHECK_ERR(ioctl(fd, 0x80084b01UL, &n), EEXIST);	/* NetBSD's errno */
+	buf = kc_map(fd, KC_ENTRIES);
+	/* KCOV_MODE_NONE is NetBSD's, OpenBSD would refuse it. */
+	CHECK_EQ(ioctl(fd, 0x80044b02UL, &mode), 0);
+	target_leaf();
+	CHECK_EQ(ioctl(fd, 0x20004b03UL, 0UL), 0);
+	CHECK_EQ(rec_count(buf), 0);
+	expect_ready_state(nb, fd, buf);
+
+	fd = open_undecided();
+	mode = 1;
+	CHECK_ERR(ioctl(fd, 0x80044b02UL, &mode), ENOBUFS);
+	expect_decided(fd, FL_NETBSD);
+	expect_open_state(nb, fd);
+}
+
+void register_iface_tests(void)
+{
+#ifndef CORE_PRELOAD
+	reg_one("iface.not_a_descriptor", t_not_a_descriptor, FL_LINUX, 1, 0);
+	reg_one("iface.open_flavors", t_open_flavors, FL_LINUX, 1, 0);
+	reg_flavors_apis("iface.cross_api", t_cross_api, NEED_NATIVE);
+#endif
+	reg_one("iface.open_entry_points", t_open_entry_points, FL_LINUX, 0, 0);
+	reg_one("iface.open_entry_points", t_open_entry_points, FL_OPENBSD, 0,
+		0);
+	reg_one("iface.undecided_dev_kcov_freebsd", t_undecided_freebsd,
+		FL_FREEBSD, 0, 0);
+	reg_one("iface.undecided_dev_kcov_netbsd", t_undecided_netbsd,
+		FL_NETBSD, 0, 0);
+}

@@ -1,0 +1,304 @@
+/*
+ * tests/core/t_signal.c -- signal handlers are user space's interrupts
+ * (HARD-PROBLEMS §4; the kernels never record interrupt context, §1
+ * "Excluded contexts").  Target code run by a handler on a tracing
+ * thread is not recorded; the same code outside the handler is (the
+ * positive control in every test).  sigaction's oldact reports the
+ * program's handler.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kc.h"
+#include "tests.h"
+
+static volatile sig_atomic_t ran, depth, max_depth;
+static volatile int info_ok;
+
+/* Handlers: uninstrumented themselves, they call target code. */
+static void h_leaf2(int sig)
+{
+	(void)sig;
+	ran++;
+	call_n(target_leaf2, 3);
+}
+
+static void h_siginfo(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	info_ok = sig == SIGUSR1 && si->si_signo == SIGUSR1 &&
+		  si->si_code == SI_QUEUE && si->si_value.sival_int == 42;
+	ran++;
+	target_leaf2();
+	if (target_has_cmp)
+		target_cmp4(1, 2);
+}
+
+static void h_outer(int sig)
+{
+	(void)sig;
+	ran++;
+	target_leaf2();
+	raise(SIGUSR2);			/* nested handler */
+	target_leaf2();
+}
+
+static void h_inner(int sig)
+{
+	(void)sig;
+	ran++;
+	target_leaf3();
+}
+
+static void h_recursive(int sig)
+{
+	depth++;
+	if (depth > max_depth)
+		max_depth = depth;
+	ran++;
+	target_leaf2();
+	if (depth < 3)
+		raise(sig);		/* SA_NODEFER: delivered at once */
+	target_leaf2();
+	depth--;
+}
+
+static void install(int sig, void (*h)(int), int flags)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = h;
+	sa.sa_flags = flags;
+	sigemptyset(&sa.sa_mask);
+	CHECK_OK(sigaction(sig, &sa, NULL));
+}
+
+/* Enable, leaf, run the signal part, leaf: exactly two records, both in
+ * target_leaf.  Then the positive control: the handler's own code,
+ * called directly, records. */
+static void around(const struct kc *k, void (*deliver)(void),
+		   void (*direct)(int))
+{
+	uint64_t *buf;
+	int fd = kc_setup(k, KC_ENTRIES, &buf);
+
+	ran = 0;
+	kc_enable_ok(k, fd, 0);
+	target_leaf();
+	deliver();
+	target_leaf();
+	CHECK(ran > 0);
+	expect_only_pcs(buf, 2, (const void *)target_leaf);
+	direct(0);
+	kc_disable_ok(k, fd);
+	CHECK(rec_count(buf) > 2);
+	expect_pcs_in(buf, 2, rec_count(buf) - 2, (const void *)target_leaf2);
+}
+
+static void raise_usr1(void)
+{
+	CHECK_OK(raise(SIGUSR1));
+}
+
+static void t_sigaction(const struct kc *k)
+{
+	install(SIGUSR1, h_leaf2, 0);
+	around(k, raise_usr1, h_leaf2);
+}
+
+/* Installed while tracing, through signal(3). */
+static void deliver_after_signal(void)
+{
+	CHECK(signal(SIGUSR1, h_leaf2) != SIG_ERR);
+	raise_usr1();
+	raise_usr1();
+	CHECK_EQ(ran, 2);
+}
+
+static void t_signal_fn(const struct kc *k)
+{
+	around(k, deliver_after_signal, h_leaf2);
+}
+
+/* SA_SIGINFO: the handler gets its siginfo (sigqueue's value). */
+static void queue_usr1(void)
+{
+	union sigval v = { .sival_int = 42 };
+
+	CHECK_OK(sigqueue(getpid(), SIGUSR1, v));
+	CHECK_EQ(info_ok, 1);
+}
+
+static void direct_siginfo(int sig)
+{
+	(void)sig;
+	target_leaf2();
+}
+
+static void t_siginfo(const struct kc *k)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = h_siginfo;
+	sa.sa_flags = SA_SIGINFO;
+	CHECK_OK(sigaction(SIGUSR1, &sa, NULL));
+	around(k, queue_usr1, direct_siginfo);
+}
+
+/* SA_RESETHAND: the handler runs once (unrecorded), then the action is
+ * SIG_DFL again (as sigaction reports it). */
+static void deliver_resethand(void)
+{
+	struct sigaction old;
+
+	raise_usr1();
+	CHECK_OK(sigaction(SIGUSR1, NULL, &old));
+	CHECK(old.sa_handler == SIG_DFL);
+	CHECK_EQ(ran, 1);
+}
+
+static void t_resethand(const struct kc *k)
+{
+	install(SIGUSR1, h_leaf2, SA_RESETHAND);
+	around(k, deliver_resethand, h_leaf2);
+}
+
+/* SA_NODEFER: the handler interrupts itself three deep; nothing of it
+ * is recorded, and recording resumes after the outermost returns. */
+static void deliver_nodefer(void)
+{
+	depth = max_depth = 0;
+	raise_usr1();
+	CHECK_EQ(max_depth, 3);
+	CHECK_EQ(ran, 3);
+}
+
+static void t_nodefer(const struct kc *k)
+{
+	install(SIGUSR1, h_recursive, SA_NODEFER);
+	around(k, deliver_nodefer, h_leaf2);
+}
+
+/* A handler interrupted by another signal's handler. */
+static void deliver_nested(void)
+{
+	raise_usr1();
+	CHECK_EQ(ran, 2);
+}
+
+static void t_nested(const struct kc *k)
+{
+	install(SIGUSR1, h_outer, 0);
+	install(SIGUSR2, h_inner, 0);
+	around(k, deliver_nested, h_leaf2);
+}
+
+/* Asynchronous delivery: another thread sends the signal while this one
+ * waits in sigsuspend. */
+static void *send_usr1(void *p)
+{
+	pthread_kill(*(pthread_t *)p, SIGUSR1);
+	return NULL;
+}
+
+static void deliver_from_thread(void)
+{
+	sigset_t block, old, none;
+	pthread_t self = pthread_self(), th;
+
+	sigemptyset(&block);
+	sigaddset(&block, SIGUSR1);
+	sigemptyset(&none);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
+	CHECK_EQ(pthread_create(&th, NULL, send_usr1, &self), 0);
+	CHECK_EQ(pthread_join(th, NULL), 0);
+	sigsuspend(&none);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	CHECK_EQ(ran, 1);
+}
+
+static void t_async(const struct kc *k)
+{
+	install(SIGUSR1, h_leaf2, 0);
+	around(k, deliver_from_thread, h_leaf2);
+}
+
+/* CMP mode: the handler's comparisons are not recorded either. */
+static void t_cmp_mode(const struct kc *k)
+{
+	struct sigaction sa;
+	uint64_t *buf;
+	int fd = kc_setup(k, KC_ENTRIES, &buf);
+	union sigval v = { .sival_int = 42 };
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = h_siginfo;
+	sa.sa_flags = SA_SIGINFO;
+	CHECK_OK(sigaction(SIGUSR1, &sa, NULL));
+	kc_enable_ok(k, fd, 1);
+	target_cmp4(5, 6);
+	CHECK_OK(sigqueue(getpid(), SIGUSR1, v));
+	target_cmp4(7, 8);
+	kc_disable_ok(k, fd);
+	CHECK_EQ(ran, 1);
+	CHECK_EQ(rec_count(buf), 2);
+	CHECK_EQ(buf[2], 5);
+	CHECK_EQ(buf[6], 7);
+}
+
+/* oldact and signal()'s result are the program's handlers (and flags,
+ * mask), never a wrapper. */
+static void h_other(int sig)
+{
+	(void)sig;
+}
+
+static void t_oldact(const struct kc *k)
+{
+	struct sigaction sa, old;
+	const int flags = SA_SIGINFO | SA_RESTART | SA_NODEFER | SA_RESETHAND |
+			  SA_ONSTACK;
+
+	(void)k;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = h_leaf2;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, SIGUSR2);
+	CHECK_OK(sigaction(SIGUSR1, &sa, NULL));
+	sa.sa_sigaction = h_siginfo;
+	sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+	sigemptyset(&sa.sa_mask);
+	CHECK_OK(sigaction(SIGUSR1, &sa, &old));
+	CHECK(old.sa_handler == h_leaf2);
+	CHECK_EQ(old.sa_flags & flags, SA_RESTART);
+	CHECK(sigismember(&old.sa_mask, SIGUSR2));
+	CHECK_OK(sigaction(SIGUSR1, NULL, &old));
+	CHECK(old.sa_sigaction == h_siginfo);
+	CHECK_EQ(old.sa_flags & flags, SA_SIGINFO | SA_NODEFER);
+	CHECK(!sigismember(&old.sa_mask, SIGUSR2));
+	CHECK((void *)signal(SIGUSR1, h_other) == (void *)h_siginfo);
+	CHECK(signal(SIGUSR1, SIG_IGN) == h_other);
+	CHECK(signal(SIGUSR1, h_leaf2) == SIG_IGN);
+	CHECK(signal(SIGUSR1, SIG_DFL) == h_leaf2);
+	CHECK_OK(sigaction(SIGUSR1, NULL, &old));
+	CHECK(old.sa_handler == SIG_DFL);
+}
+
+void register_signal_tests(void)
+{
+	reg_flavors("signal.sigaction", t_sigaction, 0);
+	reg_flavors("signal.signal", t_signal_fn, 0);
+	reg_flavors("signal.siginfo", t_siginfo, 0);
+	reg_flavors("signal.resethand", t_resethand, 0);
+	reg_flavors("signal.nodefer", t_nodefer, 0);
+	reg_flavors("signal.nested", t_nested, 0);
+	reg_flavors("signal.async", t_async, 0);
+	reg_flavors("signal.cmp_mode", t_cmp_mode, NEED_CMP);
+	reg_one("signal.oldact", t_oldact, FL_LINUX, core_have_native, 0);
+}

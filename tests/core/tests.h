@@ -1,0 +1,24 @@
+/*
+ * tests/core/tests.h -- each t_*.c registers its tests.
+ */
+#ifndef CORE_TESTS_H
+#define CORE_TESTS_H
+
+/* A test only for binaries whose targets lack trace-cmp. */
+#define NEED_PCONLY (1u << 2)
+
+void register_errno_tests(void);
+void register_iface_tests(void);
+void register_format_tests(void);
+void register_overflow_tests(void);
+void register_thread_tests(void);
+void register_close_tests(void);
+void register_mmap_tests(void);
+void register_fork_tests(void);
+void register_exec_tests(void);
+void register_signal_tests(void);
+
+/* t_exec.c: the image an exec test runs (argv[1] == "--exec-target"). */
+int exec_target_main(int argc, char **argv);
+
+#endif
