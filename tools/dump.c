@@ -52,7 +52,8 @@ size_t dump_add_module(struct dump *d, const char *path, const uint8_t *id,
 	m->path = xstrdup(path);
 	if (idlen > sizeof(m->build_id))
 		idlen = sizeof(m->build_id);
-	memcpy(m->build_id, id, idlen);
+	if (idlen)	/* id may be NULL (raw/map modules) */
+		memcpy(m->build_id, id, idlen);
 	m->build_id_len = idlen;
 	m->bias = bias, m->lo = lo, m->hi = hi;
 	return d->nmods++;
@@ -518,7 +519,8 @@ void dump_canonicalize(struct dump *d)
 	size_t *rank = xmalloc((d->nmods + 1) * sizeof(*rank)), o = 0;
 	struct dump_module *sorted = xmalloc((d->nmods + 1) * sizeof(*sorted));
 
-	memcpy(sorted, d->mods, d->nmods * sizeof(*sorted));
+	if (d->nmods)	/* d->mods is NULL in a dump without modules */
+		memcpy(sorted, d->mods, d->nmods * sizeof(*sorted));
 	if (d->nmods > 1)
 		qsort(sorted, d->nmods, sizeof(*sorted), cmp_module);
 	for (size_t i = 0; i < d->nmods; i++)
