@@ -228,8 +228,8 @@ static void build(struct builder *b, const struct pcvec *pts,
 	symcov_finish(b->sc);
 }
 
-/* Finding the points (a disassembly) and opening the symbolizer (a DWARF
- * index) are independent: do them on two threads. */
+/* Finding the points (a disassembly), hashing the file and opening the
+ * symbolizer (a DWARF index) are independent: do them on three threads. */
 struct points_job {
 	const char *binary;
 	struct pcvec pts;
@@ -244,19 +244,42 @@ static void *points_thread(void *arg)
 	return NULL;
 }
 
+struct hash_job {
+	const char *binary;
+	char hash[41];
+	int r;
+};
+
+static void *hash_thread(void *arg)
+{
+	struct hash_job *j = arg;
+
+	j->r = sha1_file_hex_upper(j->binary, j->hash);
+	return NULL;
+}
+
 static struct sym_module *open_symbolizer(const char *binary,
 					  const struct cov_opts *o,
 					  struct symcov *out)
 {
-	char err[ERRLEN], hash[41] = "";
+	struct hash_job hj = { binary, "", 0 };
+	char err[ERRLEN];
 	struct sym_module *m;
-	int r = o->need_hash ? sha1_file_hex_upper(binary, hash) : 0;
+	pthread_t t;
+	bool threaded = o->need_hash &&
+			pthread_create(&t, NULL, hash_thread, &hj) == 0;
 
-	if (r < 0 || !(m = sym_open(binary, out->strs, o->demangle, err))) {
-		msg_error("%s: %s", binary, r < 0 ? strerror(-r) : err);
+	if (o->need_hash && !threaded)
+		hash_thread(&hj);
+	m = sym_open(binary, out->strs, o->demangle, err);
+	if (threaded)
+		pthread_join(t, NULL);
+	if (hj.r < 0 || !m) {
+		msg_error("%s: %s", binary, hj.r < 0 ? strerror(-hj.r) : err);
+		sym_close(m);
 		return NULL;
 	}
-	out->hash = strtab_add(out->strs, hash);
+	out->hash = strtab_add(out->strs, hj.hash);
 	return m;
 }
 

@@ -312,6 +312,16 @@ struct json *json_parse(const char *buf, size_t len, struct strtab *strs,
 	return root;
 }
 
+/* Length of the run at p that needs no escaping (printable ASCII). */
+static size_t plain_run(const unsigned char *p)
+{
+	size_t n = 0;
+
+	while (p[n] >= 0x20 && p[n] < 0x80 && p[n] != '"' && p[n] != '\\')
+		n++;
+	return n;
+}
+
 void json_quote(struct strbuf *sb, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
@@ -320,8 +330,14 @@ void json_quote(struct strbuf *sb, const char *s)
 	sb_add(sb, "\"", 1);
 	for (size_t i = 0; i < n;) {
 		unsigned char c = p[i];
-		size_t l = utf8_len(p + i, n - i);
+		size_t l = plain_run(p + i);
 
+		if (l) {	/* the common case, in one copy */
+			sb_add(sb, (const char *)p + i, l);
+			i += l;
+			continue;
+		}
+		l = utf8_len(p + i, n - i);
 		if (l == 0) {
 			sb_add(sb, "\xef\xbf\xbd", 3);
 			i++;
@@ -330,9 +346,6 @@ void json_quote(struct strbuf *sb, const char *s)
 			i += l;
 		} else if (c == '"' || c == '\\') {
 			sb_add(sb, "\\", 1);
-			sb_add(sb, (const char *)&c, 1);
-			i++;
-		} else if (c >= 0x20) {
 			sb_add(sb, (const char *)&c, 1);
 			i++;
 		} else {

@@ -169,6 +169,24 @@ static void add_point_rows(const struct symcov *sc, size_t p,
 	}
 }
 
+/* ': "line:col"' without printf (it is the writer's hottest line). */
+static void put_line_col(struct strbuf *o, uint32_t line, uint32_t col)
+{
+	char buf[32], *p = buf + sizeof(buf);
+
+	*--p = '"';
+	do
+		*--p = (char)('0' + col % 10);
+	while (col /= 10);
+	*--p = ':';
+	do
+		*--p = (char)('0' + line % 10);
+	while (line /= 10);
+	memcpy(p - 3, ": \"", 3);
+	p -= 3;
+	sb_add(o, p, (size_t)(buf + sizeof(buf) - p));
+}
+
 static void write_point_info(const struct symcov *sc, struct strbuf *o)
 {
 	struct ptrmap rank = { 0 };
@@ -211,7 +229,7 @@ static void write_point_info(const struct symcov *sc, struct strbuf *o)
 			l = &sc->locs[rows[k].loc];
 			sb_puts(o, func_empty ? "\n        " : ",\n        ");
 			json_quote(o, sc->points[rows[k].point].id);
-			sb_printf(o, ": \"%u:%u\"", l->line, l->col);
+			put_line_col(o, l->line, l->col);
 			func_empty = false;
 		}
 		sb_puts(o, func_empty ? "}" : "\n      }");
