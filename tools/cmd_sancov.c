@@ -63,7 +63,7 @@ static int print_dump(const char *path, struct strbuf *sb)
 static int print_one(const char *path, struct strbuf *sb)
 {
 	struct pcvec pv = { 0 };
-	int bits;
+	int bits = 0;
 	char head[16];
 	FILE *f = fopen(path, "rb");
 	size_t n = f ? fread(head, 1, sizeof(head), f) : 0;
@@ -161,7 +161,7 @@ static int merge_sancov(struct options *o)
 
 	for (int i = 0; i < o->nargs && !r; i++) {
 		char *m = sancov_module_name(o->args[i]);
-		int b;
+		int b = 0;
 
 		if (m && module && strcmp(m, module) != 0) {
 			msg_error("%s: coverage of module '%s', not '%s': a "
@@ -247,7 +247,7 @@ int cmd_merge(struct options *o)
 int cmd_diff(struct options *o)
 {
 	struct pcvec a = { 0 }, b = { 0 }, d = { 0 };
-	int bits, bits_b, r = 0;
+	int bits = 0, bits_b = 0, r = 0;
 
 	if (o->nargs != 2) {
 		msg_error("diff takes exactly two .sancov files, A and B");
@@ -302,7 +302,7 @@ int cmd_missing(struct options *o)
 	if (!r && elfpoints_load(o->args[0], &pts) < 0)
 		r = EXIT_DATA;
 	for (int i = 1; i < o->nargs && !r; i++) {
-		int bits;
+		int bits = 0;
 
 		if (sancov_load(o->args[i], &cov, &bits) < 0)
 			r = EXIT_DATA;
@@ -399,7 +399,7 @@ static int unpack_module(const struct dump_module *m, const char *raw,
 	char *dst = xasprintf("%s.%.*s", m->path, (int)n, base);
 	struct pcvec pv = { 0 };
 	struct strbuf sb = { 0 };
-	int old_bits, r = 0;
+	int old_bits = 0, r = 0;
 
 	if (access(dst, F_OK) == 0 && sancov_load(dst, &pv, &old_bits) < 0)
 		r = -1;
@@ -423,7 +423,7 @@ static int rawunpack_one(const char *raw)
 	size_t n = strlen(raw), rawlen, maplen, outside;
 	char *map, *rawbuf = NULL, *mapbuf = NULL, err[ERRLEN];
 	struct dump d;
-	int bits, r = -1;
+	int bits = 0, r = -1;
 
 	if (n < 11 || strcmp(raw + n - 11, ".sancov.raw") != 0) {
 		msg_error("%s: unexpected raw file name (want NAME.sancov.raw "

@@ -142,7 +142,7 @@ static int read_sancovs(struct inputs *in)
 {
 	for (size_t i = 0; i < in->nsancovs; i++) {
 		struct binary *b = sancov_binary(in, in->sancovs[i]);
-		int bits;
+		int bits = 0;
 
 		if (!b || sancov_load(in->sancovs[i], &b->covered, &bits) < 0)
 			return -1;

@@ -246,7 +246,7 @@ static void find_inlines(struct sym_module *m, Dwarf_Die *fn, Dwarf_Addr a,
 			 struct chain *ch)
 {
 	struct inl_index *x = &m->inl;
-	int best = -1, path[MAX_DEPTH], n = 0;
+	int best = -1, path[MAX_DEPTH] = { 0 }, n = 0;
 
 	if (x->fn_addr != fn->addr) {
 		x->nnodes = x->nranges = 0;
