@@ -573,6 +573,19 @@ int wait_status(pid_t pid)
 	return st;
 }
 
+int wait_zombie(pid_t pid)
+{
+	siginfo_t si;
+
+	memset(&si, 0, sizeof(si));
+	while (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) < 0)
+		if (errno != EINTR)
+			FAIL("waitid(%d): %s", (int)pid, errname(errno));
+	if (si.si_code == CLD_EXITED)
+		return (si.si_status & 0xff) << 8;
+	return si.si_status & 0x7f;
+}
+
 void expect_exit0(pid_t pid)
 {
 	int st = wait_status(pid);

@@ -158,6 +158,9 @@ void peer_tell(const struct peer *p);
 void peer_wait(const struct peer *p);
 /* Wait for pid; returns its raw status. */
 int wait_status(pid_t pid);
+/* Wait until pid has ended, without reaping it; returns its status in
+ * waitpid's encoding. */
+int wait_zombie(pid_t pid);
 void expect_exit0(pid_t pid);
 
 /* Read/write the descriptor's bytes directly (it is a memfd): sees the

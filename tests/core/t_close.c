@@ -39,7 +39,7 @@ static void expect_after_close(const struct kc *k, const uint64_t *buf)
 }
 
 /* The ways an fd stops referring to its descriptor. */
-enum closer { BY_CLOSE, BY_DUP2_OVER, BY_CLOSE_RANGE };
+enum closer { BY_CLOSE, BY_DUP2_OVER, BY_CLOSE_RANGE, BY_CLOSEFROM };
 
 static long close_enabled(void *p)
 {
@@ -63,6 +63,9 @@ static long close_enabled(void *p)
 	case BY_CLOSE_RANGE:
 		CHECK_OK(close_range((unsigned)fd, (unsigned)fd, 0));
 		break;
+	case BY_CLOSEFROM:
+		closefrom(fd);		/* fd and /dev/null: the highest */
+		break;
 	}
 	expect_after_close(op->k, buf);
 	return 0;
@@ -81,6 +84,11 @@ static void t_dup2_over_descriptor(const struct kc *k)
 static void t_close_range(const struct kc *k)
 {
 	on_own_thread(k, close_enabled, BY_CLOSE_RANGE);
+}
+
+static void t_closefrom(const struct kc *k)
+{
+	on_own_thread(k, close_enabled, BY_CLOSEFROM);
 }
 
 /* After closing its enabled fd the thread still holds the descriptor
@@ -169,6 +177,67 @@ static void t_close_not_last_in_other_process(const struct kc *k)
 	expect_ready_state(k, fd, buf);
 }
 
+/* The parent closes its only fd while a child, which inherited one,
+ * traces: not the last close (the child holds the descriptor too). */
+static void t_parent_close_not_last(const struct kc *k)
+{
+	uint64_t *buf;
+	int fd = kc_setup(k, KC_ENTRIES, &buf);
+	struct peer child;
+
+	if (peer_fork(&child) == 0) {
+		int other = kc_open_ok(k);
+
+		kc_enable_ok(k, fd, 0);
+		call_n(target_leaf, 2);
+		peer_tell(&child);
+		peer_wait(&child);
+		/* A request, as after a last close elsewhere. */
+		CHECK_ERR(kc_disable(k, other), k->f->e_disable);
+		call_n(target_leaf, 3);
+		exit(0);
+	}
+	peer_wait(&child);
+	CHECK_OK(close(fd));
+	peer_tell(&child);
+	expect_exit0(child.pid);
+	expect_only_pcs(buf, 5, (const void *)target_leaf);
+}
+
+/* The last close happens in the other process while the owner (a
+ * child whose own fd is closed) traces: FreeBSD and OpenBSD stop tracing
+ * (DYING).  ukcov stops the owner at its next ukcov request, not at
+ * once (docs/DESIGN.md "Deliberate differences"), so the child makes
+ * one (on a fresh descriptor) before the calls that must not record;
+ * Linux and NetBSD keep recording. */
+static void t_last_close_in_other_process(const struct kc *k)
+{
+	uint64_t *buf, n;
+	int fd = kc_setup(k, KC_ENTRIES, &buf);
+	struct peer child;
+
+	if (peer_fork(&child) == 0) {
+		int other = kc_open_ok(k);
+
+		kc_enable_ok(k, fd, 0);
+		CHECK_OK(close(fd));
+		call_n(target_leaf, 2);
+		peer_tell(&child);
+		peer_wait(&child);
+		CHECK_ERR(kc_disable(k, other), k->f->e_disable);
+		call_n(target_leaf2, 3);
+		exit(0);
+	}
+	peer_wait(&child);
+	CHECK_OK(close(fd));		/* the last fd anywhere */
+	peer_tell(&child);
+	expect_exit0(child.pid);
+	n = rec_count(buf);
+	CHECK_EQ(n, k->f->close_stops ? 2 : 5);
+	expect_pcs_in(buf, 0, 2, (const void *)target_leaf);
+	expect_pcs_in(buf, 2, n - 2, (const void *)target_leaf2);
+}
+
 /* dup, dup2, dup3, F_DUPFD, F_DUPFD_CLOEXEC: every copy is the same
  * descriptor (one state, one buffer). */
 static void t_dup_same_descriptor(const struct kc *k)
@@ -208,8 +277,12 @@ void register_close_tests(void)
 	reg_flavors("close.dup", t_close_dup, 0);
 	reg_flavors("close.not_last_in_other_process",
 		    t_close_not_last_in_other_process, 0);
+	reg_flavors("close.parent_close_not_last", t_parent_close_not_last, 0);
+	reg_flavors("close.last_close_in_other_process",
+		    t_last_close_in_other_process, 0);
 	reg_flavors("close.dup_same_descriptor", t_dup_same_descriptor, 0);
 	reg_flavors("close.dup2_over_descriptor", t_dup2_over_descriptor, 0);
 	reg_flavors("close.dup2_over_copy", t_dup2_over_copy, 0);
 	reg_flavors("close.close_range", t_close_range, 0);
+	reg_flavors("close.closefrom", t_closefrom, 0);
 }

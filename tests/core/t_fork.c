@@ -82,6 +82,9 @@ static void t_child_starts_disabled(const struct kc *k)
 	int fd = kc_setup(k, KC_ENTRIES, &buf);
 	pid_t pid;
 
+	uint64_t *own;
+	int fd2 = kc_setup(k, KC_ENTRIES, &own);
+
 	kc_enable_ok(k, fd, 0);
 	target_leaf();
 	pid = fork();
@@ -91,12 +94,16 @@ static void t_child_starts_disabled(const struct kc *k)
 		CHECK_ERR(kc_disable(k, fd), k->f->e_disable);
 		CHECK_ERR(kc_enable_pc(k, fd), k->f->e_enable_busy);
 		call_n(target_leaf2, 10);
+		/* It holds no descriptor: it may enable another one. */
+		kc_enable_ok(k, fd2, 0);
+		call_n(target_leaf3, 4);
 		exit(0);
 	}
 	expect_exit0(pid);
 	target_leaf();
 	kc_disable_ok(k, fd);
 	expect_only_pcs(buf, 2, (const void *)target_leaf);
+	expect_only_pcs(own, 4, (const void *)target_leaf3);
 }
 
 /* The tracing child dies of SIGSEGV: its records stay, and the next
@@ -160,10 +167,33 @@ static void t_child_killed(const struct kc *k)
 	CHECK_ERR(kc_disable(k, fd), k->f->e_disable);
 	CHECK_ERR(kc_setbuf(k, fd, KC_ENTRIES), EBUSY);	/* all four */
 	CHECK_OK(kill(child.pid, SIGKILL));
-	st = wait_status(child.pid);
+	/* Dead but not reaped yet (a zombie): already released, as Linux
+	 * kcov_task_exit runs in do_exit, before the zombie state. */
+	st = wait_zombie(child.pid);
 	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
 	expect_only_pcs(buf, 3, (const void *)target_leaf);
 	expect_ready_state(k, fd, buf);
+	wait_status(child.pid);
+}
+
+/* An owner that _exit()s (no atexit handler) is released by the time it
+ * is a zombie; a new enable succeeds before the parent reaps it. */
+static void t_owner_zombie(const struct kc *k)
+{
+	uint64_t *buf;
+	int fd = kc_setup(k, KC_ENTRIES, &buf);
+	pid_t pid = fork();
+
+	CHECK_OK(pid);
+	if (pid == 0) {
+		kc_enable_ok(k, fd, 0);
+		call_n(target_leaf, 2);
+		_exit(0);
+	}
+	CHECK_EQ(wait_zombie(pid), 0);
+	expect_only_pcs(buf, 2, (const void *)target_leaf);
+	expect_ready_state(k, fd, buf);
+	expect_exit0(pid);
 }
 
 /* UKCOV_IOC_DROPPED works from another process, and counts the owner's
@@ -222,6 +252,7 @@ void register_fork_tests(void)
 	reg_flavors("fork.child_starts_disabled", t_child_starts_disabled, 0);
 	reg_flavors("fork.child_crash", t_child_crash, 0);
 	reg_flavors("fork.child_killed", t_child_killed, 0);
+	reg_flavors("fork.owner_zombie", t_owner_zombie, 0);
 	reg_flavors("fork.dropped_other_process", t_dropped_other_process, 0);
 	reg_flavors("fork.shared_setbuf", t_shared_setbuf, 0);
 }

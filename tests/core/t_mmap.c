@@ -127,6 +127,7 @@ static void t_netbsd(const struct kc *k)
 	map_refused(fd, 4096, PROT_READ | PROT_EXEC, 0, EACCES);
 	map_refused(fd, max + PAGE, RW, 0, EINVAL);
 	map_refused(fd, PAGE, RW, (off_t)(max + PAGE), EINVAL);
+	map_refused(fd, PAGE, RW, -(off_t)PAGE, EINVAL);	/* off < 0 */
 	map_refused(fd, 12288, RW, 0, ENOMEM);
 	map_refused(fd, 8192, RW, 4096, ENOMEM);
 	map_refused(fd, 4096, RW, 8192, ENOMEM);
