@@ -48,6 +48,7 @@ include lib/lib.mk
 -include tests/tests.mk
 -include bench/bench.mk
 -include man/man.mk
+include demo/demo.mk
 
 check: test
 

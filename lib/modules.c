@@ -15,6 +15,7 @@
  * whole.
  */
 #include "internal.h"
+#include "textline.h"
 
 #include <elf.h>
 #include <fcntl.h>
@@ -23,16 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define LINE_MAX_BYTES (4096 + 256)	/* a PATH_MAX path and the numbers */
-
-struct line {
-	char buf[LINE_MAX_BYTES];
-	size_t n;
-	int fd;
-	int pid;
-};
-
-static void put(struct line *l, const char *s, size_t n)
+void put(struct line *l, const char *s, size_t n)
 {
 	if (n > sizeof(l->buf) - l->n)
 		n = sizeof(l->buf) - l->n;
@@ -40,7 +32,7 @@ static void put(struct line *l, const char *s, size_t n)
 	l->n += n;
 }
 
-static void put_hex(struct line *l, uint64_t v)
+void put_hex(struct line *l, uint64_t v)
 {
 	static const char hx[] = "0123456789abcdef";
 	char tmp[16];
@@ -53,7 +45,7 @@ static void put_hex(struct line *l, uint64_t v)
 	put(l, tmp + 16 - n, (size_t)n);
 }
 
-static void put_dec(struct line *l, unsigned v)
+void put_dec(struct line *l, unsigned v)
 {
 	char tmp[12];
 	int n = 0;
@@ -65,7 +57,7 @@ static void put_dec(struct line *l, unsigned v)
 	put(l, tmp + 12 - n, (size_t)n);
 }
 
-static void put_path(struct line *l, const char *p)
+void put_path(struct line *l, const char *p)
 {
 	static const char hx[] = "0123456789abcdef";
 
@@ -86,7 +78,7 @@ static void put_path(struct line *l, const char *p)
 
 /* The NT_GNU_BUILD_ID note of a loaded object, from its PT_NOTE
  * segments (already mapped, so no file access). */
-static void put_build_id(struct line *l, const struct dl_phdr_info *info)
+void put_build_id(struct line *l, const struct dl_phdr_info *info)
 {
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
@@ -122,8 +114,8 @@ static void put_build_id(struct line *l, const struct dl_phdr_info *info)
 	put(l, "-", 1);
 }
 
-static const char *object_path(const struct dl_phdr_info *info, char *exe,
-			       size_t exe_size)
+const char *object_path(const struct dl_phdr_info *info, char *exe,
+			size_t exe_size)
 {
 	ssize_t n;
 
@@ -163,13 +155,20 @@ static int snapshot_object(struct dl_phdr_info *info, size_t size, void *arg)
 		put_hex(l, start + ph->p_memsz);
 		put(l, " ", 1);
 		put_path(l, path);
-		if (l->n < sizeof(l->buf)) {	/* never write a cut line */
-			put(l, "\n", 1);
-			if (write(l->fd, l->buf, l->n) < 0)
-				return 1;
-		}
+		if (put_end(l) < 0)
+			return 1;
 	}
 	return 0;
+}
+
+/* Finish a line and write it whole with one write(2); a line that did
+ * not fit is dropped rather than cut. */
+int put_end(struct line *l)
+{
+	if (l->n >= sizeof(l->buf))
+		return 0;
+	put(l, "\n", 1);
+	return write(l->fd, l->buf, l->n) < 0 ? -1 : 0;
 }
 
 void ukcov__modules_snapshot(void)
@@ -179,10 +178,11 @@ void ukcov__modules_snapshot(void)
 
 	if (!path || !*path)
 		return;
-	l.fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+	l.fd = ukcov__real_open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC,
+				0600);
 	if (l.fd < 0)
 		return;
 	l.pid = (int)getpid();
 	dl_iterate_phdr(snapshot_object, &l);
-	close(l.fd);
+	ukcov__real_close(l.fd);
 }

@@ -45,22 +45,28 @@ static void print_pcs(struct strbuf *sb, const struct pcvec *pv)
 	}
 }
 
-/* A dump prints module by module, each sorted. */
-static int print_dump(const char *path, struct strbuf *sb)
+/* A dump prints module by module, each sorted; with --lines each point
+ * symbolized, as "ukcov run" prints. */
+static int print_dump(const char *path, bool lines, struct strbuf *sb)
 {
+	struct pcvec none = { 0 };
 	struct dump d;
 
 	if (dump_load(path, &d) < 0)
 		return -1;
-	for (size_t i = 0; i < d.nmods; i++) {
+	for (size_t i = 0; i < d.nmods; i++)
 		pcvec_sort_unique(&d.mods[i].pcs, true);
-		print_pcs(sb, &d.mods[i].pcs);
+	if (lines) {
+		dump_print_symbolized(&d, &none, sb);
+	} else {
+		for (size_t i = 0; i < d.nmods; i++)
+			print_pcs(sb, &d.mods[i].pcs);
 	}
 	dump_free(&d);
 	return 0;
 }
 
-static int print_one(const char *path, struct strbuf *sb)
+static int print_one(const char *path, bool lines, struct strbuf *sb)
 {
 	struct pcvec pv = { 0 };
 	int bits = 0;
@@ -71,7 +77,7 @@ static int print_one(const char *path, struct strbuf *sb)
 	if (f)
 		fclose(f);
 	if (dump_looks_like(head, n))
-		return print_dump(path, sb);
+		return print_dump(path, lines, sb);
 	if (sancov_load(path, &pv, &bits) < 0)
 		return -1;
 	pcvec_sort_unique(&pv, true);
@@ -88,7 +94,7 @@ int cmd_print(struct options *o)
 	int r = need_args(o, 1, ".sancov file");
 
 	for (int i = 0; i < o->nargs && !r; i++)
-		if (print_one(o->args[i], &sb) < 0)
+		if (print_one(o->args[i], o->lines, &sb) < 0)
 			r = EXIT_DATA;
 	if (!r)
 		r = emit(o, &sb);

@@ -372,8 +372,8 @@ static size_t collect_records(struct session *s, struct dump *d,
 	return count;
 }
 
-static void print_points(const struct dump *d, const struct pcvec *unknown,
-			 struct strbuf *sb)
+void dump_print_symbolized(const struct dump *d, const struct pcvec *unknown,
+			   struct strbuf *sb)
 {
 	struct printer p;
 
@@ -473,7 +473,7 @@ static int report_run(struct options *o, struct session *s)
 		dump_add_info(&d, "wait-status", v);
 		dump_serialize(&d, &sb);
 	} else {
-		print_points(&d, &unknown, &sb);
+		dump_print_symbolized(&d, &unknown, &sb);
 	}
 	if (!r)
 		r = emit(o, &sb);

@@ -47,7 +47,8 @@ static const char usage_text[] =
 "                          run PROG with a kcov descriptor, print or save\n"
 "                          what it covered\n"
 "Raw coverage (.sancov, ukcov dumps):\n"
-"  print FILE...           covered PCs, one file after another\n"
+"  print [--lines] FILE... covered PCs, one file after another;\n"
+"                          --lines: each symbolized (dumps)\n"
 "  merge [-o OUT] FILE...  union of .sancov files, dumps or .symcov files\n"
 "  diff [-o OUT] A B       PCs covered in A and not in B\n"
 "  missing BIN [COV...]    coverage points of BIN not covered\n"
@@ -131,6 +132,7 @@ static const struct opt_def opt_defs[] = {
 	{ "size", NULL, 'n', OFF(size) },
 	{ "threads", NULL, 's', OFF(threads) },
 	{ "raw", NULL, 'b', OFF(raw) },
+	{ "lines", NULL, 'b', OFF(lines) },
 	{ "source-root", NULL, 's', OFF(source_root) },
 	{ "allow-missing-sources", NULL, 'b', OFF(allow_missing_sources) },
 	{ "title", NULL, 's', OFF(title) },

@@ -15,6 +15,7 @@ struct options {
 	unsigned long size;		/* run: buffer words */
 	const char *threads;		/* run: main | all */
 	bool raw;			/* run: print the raw trace */
+	bool lines;			/* print: symbolize each point */
 	const char *source_root;	/* reports: where sources live */
 	bool allow_missing_sources;	/* report: render without text */
 	const char *title;		/* report title */
@@ -42,6 +43,13 @@ int cmd_cobertura(struct options *o);
 int cmd_report(struct options *o);
 int cmd_cmp(struct options *o);
 int cmd_run(struct options *o);
+
+struct dump;
+struct pcvec;
+/* Each point of d (and the unknown absolute PCs) on a line:
+ * "module+0xoff function file:line:col", as "ukcov run" prints. */
+void dump_print_symbolized(const struct dump *d, const struct pcvec *unknown,
+			   struct strbuf *sb);
 
 /*
  * Classify the inputs of a symbolizing command (binaries, .sancov files,

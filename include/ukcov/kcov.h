@@ -68,6 +68,22 @@ UKCOV_API int ukcov_ioctl(int fd, unsigned long request, ...);
  * descriptor has not been decided yet, or -1 with errno (EBADF, ENOTTY). */
 UKCOV_API int ukcov_flavor(int fd);
 
+/* ukcov_dump() modes: what the buffer holds. */
+#define UKCOV_DUMP_PC  0
+#define UKCOV_DUMP_CMP 1
+
+/*
+ * Write the records of a kcov buffer of `entries` 8-byte words (word 0 =
+ * count) to out_fd as a ukcov dump (docs/FORMATS.md): this process's
+ * module table (path, build-id, load bias, text range) and the records
+ * as module offsets, so that "ukcov covered-functions DUMP" and friends
+ * symbolize them, here or on another machine.  The count is bounded by
+ * `entries`, never trusted.  Returns 0, or -1 with errno (EINVAL, ENOMEM,
+ * or write(2)'s).
+ */
+UKCOV_API int ukcov_dump(int out_fd, const uint64_t *buffer, uint64_t entries,
+			 int mode);
+
 /* The library's version string, e.g. "0.1.0". */
 UKCOV_API const char *ukcov_version(void);
 

@@ -5,12 +5,7 @@
 # instrumented target_read() (examples/target.c).  Then the programs in
 # the man pages' EXAMPLES sections must run, and the pages must be
 # lint-clean.  Needs "make test-prep" (or "make examples") first.
-B=${B:-build}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0 fail=0
-ok()  { echo "ok $1"; pass=$((pass + 1)); }
-bad() { echo "not ok $1: $2"; fail=$((fail + 1)); }
+. tests/lib.sh
 EX=$B/examples
 
 # Run a built example, which must exit 0, with the dynamic loader's
@@ -136,7 +131,11 @@ for page in man/*.3 man/*.4; do
             continue
         fi
         for cc in ${EX_CCS:-gcc clang}; do
-            UKCOV_DEVICE=ukcov "$EX/man/$name.$cc" >"$T/out" 2>"$T/err"
+            # In the scratch directory: an example may write files.
+            exe=$EX/man/$name.$cc
+            case $exe in /*) ;; *) exe=$PWD/$exe ;; esac
+            (cd "$T" && UKCOV_DEVICE=ukcov "$exe") \
+                >"$T/out" 2>"$T/err"
             rc=$?
             if [ "$rc" -eq 0 ]; then
                 ok "man-example-$name-$cc"
@@ -154,5 +153,4 @@ else
     bad man-lint "$(head -c 600 "$T/lint")"
 fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary

@@ -1,13 +1,7 @@
 #!/bin/sh
 # make install: the installed tree, pkg-config (shared and static), the
 # soname and exported symbols, and that the runtime is not instrumented.
-B=${B:-build}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0 fail=0
-ok()   { echo "ok $1"; pass=$((pass + 1)); }
-bad()  { echo "not ok $1: $2"; fail=$((fail + 1)); }
-check() { name=$1; shift; if "$@" >"$T/out" 2>&1; then ok "$name"; else bad "$name" "$(tail -3 "$T/out" | tr '\n' ' ')"; fi; }
+. tests/lib.sh
 
 P=$T/prefix
 if make --no-print-directory -s install B="$B" PREFIX="$P" >"$T/install.log" 2>&1; then
@@ -49,5 +43,4 @@ if make --no-print-directory -s install B="$B" PREFIX=/usr/local DESTDIR="$D" >"
 else
     bad destdir "$(tail -3 "$T/d.log" | tr '\n' ' ')"
 fi
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary

@@ -1,0 +1,217 @@
+/*
+ * lib/dump.c -- ukcov_dump(): a kcov buffer written as a ukcov dump
+ * (docs/FORMATS.md §3), the module table of this process plus the
+ * records as module offsets, so that the ukcov tool can symbolize it
+ * here or on another machine (modules are matched by build-id).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "textline.h"
+
+struct module {
+	char line[LINE_MAX_BYTES];	/* "<build-id> <bias> <lo> <hi> <path>" */
+	size_t len;
+	uint64_t lo, hi, bias;
+};
+
+struct module_set {
+	struct module *m;
+	size_t n, cap;
+};
+
+/* One module per loaded object: the hull of its executable segments. */
+static int collect_module(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct module_set *set = arg;
+	uint64_t lo = UINT64_MAX, hi = 0;
+	struct line l = { .n = 0 };
+	struct module *m;
+	char exe[4096];
+
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uint64_t start = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		lo = start < lo ? start : lo;
+		hi = start + ph->p_memsz > hi ? start + ph->p_memsz : hi;
+	}
+	if (lo >= hi)
+		return 0;
+	if (set->n == set->cap) {
+		size_t cap = set->cap ? 2 * set->cap : 16;
+		struct module *nm = realloc(set->m, cap * sizeof(*nm));
+
+		if (!nm)
+			return 1;
+		set->m = nm;
+		set->cap = cap;
+	}
+	put_build_id(&l, info);
+	put(&l, " ", 1);
+	put_hex(&l, info->dlpi_addr);
+	put(&l, " ", 1);
+	put_hex(&l, lo);
+	put(&l, " ", 1);
+	put_hex(&l, hi);
+	put(&l, " ", 1);
+	put_path(&l, object_path(info, exe, sizeof(exe)));
+	if (l.n >= sizeof(l.buf))
+		return 0;	/* a path too long to describe */
+	m = &set->m[set->n++];
+	memcpy(m->line, l.buf, l.n);
+	m->len = l.n;
+	m->lo = lo;
+	m->hi = hi;
+	m->bias = info->dlpi_addr;
+	return 0;
+}
+
+static int module_of(const struct module_set *set, uint64_t addr)
+{
+	for (size_t i = 0; i < set->n; i++)
+		if (addr >= set->m[i].lo && addr < set->m[i].hi)
+			return (int)i;
+	return -1;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int write_text(struct line *l, const char *s)
+{
+	l->n = 0;
+	put(l, s, strlen(s));
+	return put_end(l);
+}
+
+static int write_modules(struct line *l, const struct module_set *set)
+{
+	for (size_t i = 0; i < set->n; i++) {
+		l->n = 0;
+		put(l, "module ", 7);
+		put_dec(l, (unsigned)i);
+		put(l, " ", 1);
+		put(l, set->m[i].line, set->m[i].len);
+		if (put_end(l) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* PCs are return addresses; the dump holds return address - 1 as
+ * module offsets, as a set per module. */
+static int write_pcs(struct line *l, const struct module_set *set,
+		     const uint64_t *buf, uint64_t n)
+{
+	uint64_t *pcs = malloc((n ? n : 1) * sizeof(*pcs));
+	uint64_t i, k, u;
+	int rc = 0;
+
+	if (!pcs)
+		return -1;
+	for (i = 0; i < n; i++)
+		pcs[i] = buf[1 + i] - 1;
+	qsort(pcs, n, sizeof(*pcs), cmp_u64);
+	for (u = 0, i = 0; i < n; i++)
+		if (u == 0 || pcs[i] != pcs[u - 1])
+			pcs[u++] = pcs[i];
+	for (size_t m = 0; m < set->n && rc == 0; m++) {
+		uint64_t first = u, count = 0;
+
+		for (k = 0; k < u; k++) {
+			if (pcs[k] >= set->m[m].lo && pcs[k] < set->m[m].hi) {
+				first = count++ ? first : k;
+			}
+		}
+		if (!count)
+			continue;
+		l->n = 0;
+		put(l, "pcs ", 4);
+		put_dec(l, (unsigned)m);
+		put(l, " ", 1);
+		put_dec(l, (unsigned)count);
+		rc = put_end(l);
+		for (k = first; k < first + count && rc == 0; k++) {
+			l->n = 0;
+			put_hex(l, pcs[k] - set->m[m].bias);
+			rc = put_end(l);
+		}
+	}
+	free(pcs);
+	return rc;
+}
+
+static int write_cmps(struct line *l, const struct module_set *set,
+		      const uint64_t *buf, uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		const uint64_t *r = &buf[1 + 4 * i];
+		uint64_t pc = r[3] - 1;
+		int m = module_of(set, pc);
+
+		l->n = 0;
+		put(l, "cmp ", 4);
+		if (m < 0) {
+			put(l, "- ", 2);
+			put_hex(l, pc);
+		} else {
+			put_dec(l, (unsigned)m);
+			put(l, " ", 1);
+			put_hex(l, pc - set->m[m].bias);
+		}
+		for (int f = 0; f < 3; f++) {
+			put(l, " ", 1);
+			put_hex(l, r[f]);
+		}
+		if (put_end(l) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+UKCOV_EXPORT int ukcov_dump(int out_fd, const uint64_t *buffer,
+			    uint64_t entries, int mode)
+{
+	struct module_set set = { 0 };
+	struct line l = { .n = 0, .fd = out_fd };
+	uint64_t n, cap;
+	int rc;
+
+	if (!buffer || entries < 1 ||
+	    (mode != UKCOV_DUMP_PC && mode != UKCOV_DUMP_CMP)) {
+		errno = EINVAL;
+		return -1;
+	}
+	/* Bound the count by the caller's size, never trust word 0. */
+	cap = mode == UKCOV_DUMP_PC ? entries - 1 : (entries - 1) / 4;
+	n = __atomic_load_n(&buffer[0], __ATOMIC_ACQUIRE);
+	n = n < cap ? n : cap;
+	if (dl_iterate_phdr(collect_module, &set) != 0) {
+		free(set.m);
+		errno = ENOMEM;
+		return -1;
+	}
+	rc = write_text(&l, "ukcov-dump 1");
+	if (rc == 0)
+		rc = write_text(&l, mode == UKCOV_DUMP_PC ? "mode pc" : "mode cmp");
+	if (rc == 0)
+		rc = write_modules(&l, &set);
+	if (rc == 0)
+		rc = mode == UKCOV_DUMP_PC ? write_pcs(&l, &set, buffer, n)
+					   : write_cmps(&l, &set, buffer, n);
+	if (rc == 0)
+		rc = write_text(&l, "end");
+	free(set.m);
+	return rc == 0 ? 0 : -1;
+}
