@@ -179,20 +179,24 @@ static void t_setbuf_while_enabled(const struct kc *k)
  * buffer. */
 static void unknown_requests(const struct kc *k, int fd)
 {
+	/* A readable argument: a BSD kernel copies in the argument of an
+	 * IOC_IN request before the driver sees the request at all. */
+	static const uint64_t arg[8] = { 16 };
+	unsigned long a = (unsigned long)arg;
 	int o;
 
-	CHECK_ERR(kc_req(k, fd, k->f->req_unknown, 0), k->f->e_unknown);
+	CHECK_ERR(kc_req(k, fd, k->f->req_unknown, a), k->f->e_unknown);
 	for (o = 0; o < FL_COUNT; o++) {
 		const struct flavor *of = &flavors[o];
 
 		if (of->req_setbuf != k->f->req_setbuf)
-			CHECK_ERR(kc_req(k, fd, of->req_setbuf, 16),
+			CHECK_ERR(kc_req(k, fd, of->req_setbuf, a),
 				  k->f->e_unknown);
 		if (of->req_enable != k->f->req_enable)
-			CHECK_ERR(kc_req(k, fd, of->req_enable, 0),
+			CHECK_ERR(kc_req(k, fd, of->req_enable, a),
 				  k->f->e_unknown);
 		if (of->req_disable != k->f->req_disable)
-			CHECK_ERR(kc_req(k, fd, of->req_disable, 0),
+			CHECK_ERR(kc_req(k, fd, of->req_disable, a),
 				  k->f->e_unknown);
 	}
 }

@@ -6,7 +6,9 @@
  * libukcov) as "--exec-target"; the parent sees the new image's PCs.
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <pthread.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,18 +18,18 @@
 #include "tests.h"
 
 struct exec_report {
-	uint64_t leaf, start, stop;	/* the new image's addresses */
+	uint64_t leaf, leaf2, start, stop;	/* the new image's addresses */
 	int64_t disable_rc, disable_errno;
 };
 
 #define EXEC_CALLS 7
 
-/* The exec'd image: EXEC_CALLS calls are recorded into the inherited
- * descriptor; then it disables it (it is the owner now) and two more
- * calls are not recorded. */
+/* The exec'd image: EXEC_CALLS calls of target_leaf, then (unless the
+ * fd is -1) a DISABLE of the inherited descriptor, then two calls of
+ * target_leaf2; it reports its addresses and the DISABLE's result. */
 int exec_target_main(int argc, char **argv)
 {
-	struct exec_report r;
+	struct exec_report r = { 0 };
 	const struct kc *k;
 	int fd, out;
 
@@ -38,49 +40,96 @@ int exec_target_main(int argc, char **argv)
 	out = atoi(argv[5]);
 	call_n(target_leaf, EXEC_CALLS);
 	errno = 0;
-	r.disable_rc = kc_disable(k, fd);
+	r.disable_rc = fd < 0 ? 1 : kc_disable(k, fd);
 	r.disable_errno = errno;
 	call_n(target_leaf2, 2);
 	r.leaf = (uintptr_t)target_leaf;
+	r.leaf2 = (uintptr_t)target_leaf2;
 	r.start = (uintptr_t)__start_ukcov_targets;
 	r.stop = (uintptr_t)__stop_ukcov_targets;
 	return write(out, &r, sizeof(r)) == sizeof(r) ? 0 : 3;
 }
 
-static void exec_self(const struct kc *k, int fd, int out)
+static char **target_argv(char a[4][16], const struct kc *k, int fd, int out)
 {
-	char a[4][16];
-	char *argv[] = { "core", "--exec-target", a[0], a[1], a[2], a[3], NULL };
+	static char *argv[7];
 
-	snprintf(a[0], sizeof(a[0]), "%d", (int)(k->f - flavors));
-	snprintf(a[1], sizeof(a[1]), "%d", k->native);
-	snprintf(a[2], sizeof(a[2]), "%d", fd);
-	snprintf(a[3], sizeof(a[3]), "%d", out);
-	execv("/proc/self/exe", argv);
-	FAIL("execv: %s", errname(errno));
+	snprintf(a[0], 16, "%d", (int)(k->f - flavors));
+	snprintf(a[1], 16, "%d", k->native);
+	snprintf(a[2], 16, "%d", fd);
+	snprintf(a[3], 16, "%d", out);
+	argv[0] = "core";
+	argv[1] = "--exec-target";
+	memcpy(&argv[2], (char *[]){ a[0], a[1], a[2], a[3], NULL },
+	       5 * sizeof(char *));
+	return argv;
 }
+
+/* How the child gets to the new image. */
+enum exec_how {
+	EXEC_MAIN,	/* its main thread enables and execs */
+	EXEC_THREAD,	/* a second thread enables and execs */
+	EXEC_CLOEXEC,	/* its only fd is close-on-exec */
+};
 
 struct exec_args {
 	const struct kc *k;
 	int fd, out;
+	enum exec_how how;
 };
 
 static void *enable_and_exec(void *p)
 {
 	struct exec_args *e = p;
+	char a[4][16];
+	int fd = e->fd, arg_fd = e->fd;
 
-	kc_enable_ok(e->k, e->fd, 0);
+	if (e->how == EXEC_CLOEXEC) {
+		fd = fcntl(e->fd, F_DUPFD_CLOEXEC, 500);
+		CHECK_OK(fd);
+		CHECK_OK(close(e->fd));
+		arg_fd = -1;
+	}
+	kc_enable_ok(e->k, fd, 0);
 	target_leaf();			/* before the exec */
-	exec_self(e->k, e->fd, e->out);
-	return NULL;
+	execv("/proc/self/exe", target_argv(a, e->k, arg_fd, e->out));
+	FAIL("execv: %s", errname(errno));
 }
 
-/* Fork a child that enables and execs (from its main thread or from a
- * second thread), then check the records against its report. */
-static void exec_test(const struct kc *k, int from_thread)
+/* A record pc is the new image's function at fn (the same binary, so
+ * at the offset off from it that this image's records show). */
+static void expect_new_image_pc(const struct exec_report *r, uint64_t i,
+				uint64_t pc, uint64_t fn, uint64_t off)
+{
+	if (pc < r->start || pc >= r->stop || pc - fn != off)
+		FAIL("record %llu: 0x%llx is not at +0x%llx in the exec'd "
+		     "image's function at 0x%llx", (unsigned long long)i,
+		     (unsigned long long)pc, (unsigned long long)off,
+		     (unsigned long long)fn);
+}
+
+/* This image's PC offsets of target_leaf and target_leaf2, recorded by
+ * the parent once the descriptor is READY again (which it must be). */
+static void own_offsets(const struct kc *k, int fd, uint64_t *buf,
+			uint64_t *off, uint64_t *off2)
+{
+	uint64_t n = rec_count(buf);
+
+	kc_enable_ok(k, fd, 0);
+	target_leaf();
+	target_leaf2();
+	kc_disable_ok(k, fd);
+	CHECK_EQ(rec_count(buf), n + 2);
+	expect_pcs_in(buf, n, 1, (const void *)target_leaf);
+	expect_pcs_in(buf, n + 1, 1, (const void *)target_leaf2);
+	*off = buf[1 + n] - (uintptr_t)target_leaf;
+	*off2 = buf[2 + n] - (uintptr_t)target_leaf2;
+}
+
+static void exec_test(const struct kc *k, enum exec_how how)
 {
 	struct exec_report r;
-	uint64_t *buf, i, off;
+	uint64_t *buf, i, off, off2, tail = how == EXEC_CLOEXEC ? 2 : 0;
 	int fd = kc_setup(k, KC_ENTRIES, &buf), p[2];
 	pid_t pid;
 
@@ -88,10 +137,10 @@ static void exec_test(const struct kc *k, int from_thread)
 	pid = fork();
 	CHECK_OK(pid);
 	if (pid == 0) {
-		struct exec_args e = { k, fd, p[1] };
+		struct exec_args e = { k, fd, p[1], how };
 		pthread_t th;
 
-		if (!from_thread)
+		if (how != EXEC_THREAD)
 			enable_and_exec(&e);
 		pthread_create(&th, NULL, enable_and_exec, &e);
 		pthread_join(th, NULL);
@@ -100,38 +149,64 @@ static void exec_test(const struct kc *k, int from_thread)
 	close(p[1]);
 	CHECK_EQ(read(p[0], &r, sizeof(r)), sizeof(r));
 	expect_exit0(pid);
-	CHECK_EQ(r.disable_rc, 0);
-	CHECK_EQ(r.disable_errno, 0);
-	/* One record from before the exec, EXEC_CALLS from the new image. */
-	CHECK_EQ(rec_count(buf), 1 + EXEC_CALLS);
-	expect_pcs_in(buf, 0, 1, (const void *)target_leaf);
-	/* This image's PC of target_leaf, at the same offset in the new
-	 * one (same binary). */
-	kc_enable_ok(k, fd, 0);
-	target_leaf();
-	kc_disable_ok(k, fd);
-	expect_pcs_in(buf, 1 + EXEC_CALLS, 1, (const void *)target_leaf);
-	off = buf[2 + EXEC_CALLS] - (uintptr_t)target_leaf;
-	for (i = 1; i <= EXEC_CALLS; i++) {
-		uint64_t pc = buf[1 + i];
-
-		if (pc < r.start || pc >= r.stop || pc - r.leaf != off)
-			FAIL("record %llu: 0x%llx is not target_leaf's PC in "
-			     "the exec'd image (leaf 0x%llx, +0x%llx)",
-			     (unsigned long long)i, (unsigned long long)pc,
-			     (unsigned long long)r.leaf,
-			     (unsigned long long)off);
+	if (how != EXEC_CLOEXEC) {
+		/* The new image owns the descriptor. */
+		CHECK_EQ(r.disable_rc, 0);
+		CHECK_EQ(r.disable_errno, 0);
 	}
+	/* One record from before the exec, EXEC_CALLS from the new image
+	 * (and its two target_leaf2 calls when it could not disable). */
+	CHECK_EQ(rec_count(buf), 1 + EXEC_CALLS + tail);
+	expect_pcs_in(buf, 0, 1, (const void *)target_leaf);
+	own_offsets(k, fd, buf, &off, &off2);
+	for (i = 1; i <= EXEC_CALLS; i++)
+		expect_new_image_pc(&r, i, buf[1 + i], r.leaf, off);
+	for (; i <= EXEC_CALLS + tail; i++)
+		expect_new_image_pc(&r, i, buf[1 + i], r.leaf2, off2);
 }
 
 static void t_exec(const struct kc *k)
 {
-	exec_test(k, 0);
+	exec_test(k, EXEC_MAIN);
 }
 
 static void t_exec_from_thread(const struct kc *k)
 {
-	exec_test(k, 1);
+	exec_test(k, EXEC_THREAD);
+}
+
+/* The exec closes the child's close-on-exec fd, but the parent holds
+ * the descriptor too: that is no last close on any kernel (and Linux
+ * keeps tracing after any close), so the new image keeps recording. */
+static void t_exec_cloexec(const struct kc *k)
+{
+	exec_test(k, EXEC_CLOEXEC);
+}
+
+/* posix_spawn from a tracing thread: the new process starts disabled
+ * (Linux kcov_task_init), so its image records nothing here and cannot
+ * disable the parent's descriptor; the parent keeps tracing. */
+static void t_spawn_from_tracer(const struct kc *k)
+{
+	struct exec_report r;
+	uint64_t *buf;
+	int fd = kc_setup(k, KC_ENTRIES, &buf), p[2];
+	char a[4][16];
+	pid_t pid;
+
+	pipe_ok(p);
+	kc_enable_ok(k, fd, 0);
+	target_leaf();
+	CHECK_EQ(posix_spawn(&pid, "/proc/self/exe", NULL, NULL,
+			     target_argv(a, k, fd, p[1]), environ), 0);
+	close(p[1]);
+	CHECK_EQ(read(p[0], &r, sizeof(r)), sizeof(r));
+	expect_exit0(pid);
+	target_leaf();
+	kc_disable_ok(k, fd);
+	CHECK_EQ(r.disable_rc, -1);
+	CHECK_EQ(r.disable_errno, k->f->e_disable);
+	expect_only_pcs(buf, 2, (const void *)target_leaf);
 }
 
 void register_exec_tests(void)
@@ -143,6 +218,10 @@ void register_exec_tests(void)
 	for (fl = 0; fl < FL_COUNT; fl++) {
 		reg_one("exec.keeps_tracing", t_exec, fl, core_have_native, 0);
 		reg_one("exec.from_thread", t_exec_from_thread, fl,
+			core_have_native, 0);
+		reg_one("exec.cloexec_fd", t_exec_cloexec, fl,
+			core_have_native, 0);
+		reg_one("exec.spawn_from_tracer", t_spawn_from_tracer, fl,
 			core_have_native, 0);
 	}
 }

@@ -8,6 +8,8 @@
 #define _GNU_SOURCE
 #include <signal.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -244,8 +246,72 @@ static void t_shared_setbuf(const struct kc *k)
 	expect_ready_state(k, fd, buf);
 }
 
+/* SCM_RIGHTS: a process that never saw the descriptor receives an fd
+ * of it and drives it like any holder (one shared state, one buffer).
+ * Linux, FreeBSD and NetBSD allow it; OpenBSD refuses to pass kcov fds
+ * (§1.4, unp_internalize EINVAL), which ukcov deliberately does not
+ * imitate (docs/DESIGN.md), so OpenBSD is left out. */
+static void send_fd(int sock, int fd)
+{
+	char c = 'f', ctl[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { &c, 1 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
+			    .msg_control = ctl, .msg_controllen = sizeof(ctl) };
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	CHECK_EQ(sendmsg(sock, &m, 0), 1);
+}
+
+static int recv_fd(int sock)
+{
+	char c, ctl[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { &c, 1 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
+			    .msg_control = ctl, .msg_controllen = sizeof(ctl) };
+	int fd;
+
+	CHECK_EQ(recvmsg(sock, &m, 0), 1);
+	CHECK(CMSG_FIRSTHDR(&m) != NULL);
+	memcpy(&fd, CMSG_DATA(CMSG_FIRSTHDR(&m)), sizeof(int));
+	return fd;
+}
+
+static void t_fd_passing(const struct kc *k)
+{
+	uint64_t *buf;
+	int sv[2], fd;
+	pid_t pid;
+
+	CHECK_OK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
+	pid = fork();			/* before the descriptor exists */
+	CHECK_OK(pid);
+	if (pid == 0) {
+		uint64_t *mine;
+
+		fd = recv_fd(sv[1]);
+		CHECK_ERR(kc_setbuf(k, fd, KC_ENTRIES), k->f->e_second_setbuf);
+		mine = kc_map(fd, KC_ENTRIES);
+		kc_enable_ok(k, fd, 0);
+		call_n(target_leaf, 3);
+		kc_disable_ok(k, fd);
+		CHECK_EQ(rec_count(mine), 3);
+		exit(0);
+	}
+	fd = kc_setup(k, KC_ENTRIES, &buf);
+	send_fd(sv[0], fd);
+	expect_exit0(pid);
+	expect_only_pcs(buf, 3, (const void *)target_leaf);
+	expect_ready_state(k, fd, buf);
+}
+
 void register_fork_tests(void)
 {
+	int fl;
+
 	reg_flavors("fork.server_exit", t_server_exit, 0);
 	reg_flavors("fork.server__exit", t_server__exit, 0);
 	reg_flavors("fork.server_cmp", t_server_cmp, NEED_CMP);
@@ -255,4 +321,7 @@ void register_fork_tests(void)
 	reg_flavors("fork.owner_zombie", t_owner_zombie, 0);
 	reg_flavors("fork.dropped_other_process", t_dropped_other_process, 0);
 	reg_flavors("fork.shared_setbuf", t_shared_setbuf, 0);
+	for (fl = FL_LINUX; fl <= FL_NETBSD; fl++)
+		reg_one("fork.fd_passing", t_fd_passing, fl, core_have_native,
+			0);
 }

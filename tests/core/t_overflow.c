@@ -182,7 +182,10 @@ static void t_dropped_other_thread(const struct kc *k)
 
 /*
  * The count word is user memory (HARD-PROBLEMS.md §6): whatever is
- * written there, the runtime writes only inside the buffer.  A
+ * written there, the runtime writes only inside the buffer, and "a
+ * count at or past capacity is full: drop the record and count the
+ * drop" -- also where Linux's own arithmetic wraps (1 + 4n for CMP,
+ * n + 1 for PC) and would write at the start of the buffer.  A
  * 100-entry buffer leaves 3296 bytes of its page that no record may
  * touch; the whole page is read back through the descriptor (a memfd)
  * because Linux and FreeBSD cannot map a 100-entry buffer at all.

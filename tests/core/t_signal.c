@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
@@ -251,6 +252,62 @@ static void t_cmp_mode(const struct kc *k)
 	CHECK_EQ(buf[6], 7);
 }
 
+/* A handler installed before the runtime initialises is excluded too:
+ * an executable's .preinit_array runs before any constructor, those of
+ * libukcov.so / libukcov.a included. */
+static void install_early(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = h_leaf2;
+	sigaction(SIGURG, &sa, NULL);
+}
+
+__attribute__((section(".preinit_array"), used))
+static void (*const preinit_install_early)(void) = install_early;
+
+static void raise_urg(void)
+{
+	CHECK_OK(raise(SIGURG));
+}
+
+static void t_installed_early(const struct kc *k)
+{
+	around(k, raise_urg, h_leaf2);
+}
+
+/* A handler that leaves with siglongjmp never returns to the runtime:
+ * recording resumes at the thread's next ukcov request
+ * (docs/DESIGN.md, "Deliberate differences"), here a DROPPED. */
+static sigjmp_buf jump_back;
+
+static void h_jump(int sig)
+{
+	(void)sig;
+	ran++;
+	target_leaf2();
+	siglongjmp(jump_back, 1);
+}
+
+static void t_siglongjmp(const struct kc *k)
+{
+	uint64_t *buf;
+	int fd = kc_setup(k, KC_ENTRIES, &buf);
+
+	install(SIGUSR1, h_jump, 0);
+	ran = 0;
+	kc_enable_ok(k, fd, 0);
+	target_leaf();
+	if (sigsetjmp(jump_back, 1) == 0)
+		raise_usr1();
+	CHECK_EQ(ran, 1);
+	CHECK_EQ(kc_dropped(k, fd), 0);
+	target_leaf();
+	kc_disable_ok(k, fd);
+	expect_only_pcs(buf, 2, (const void *)target_leaf);
+}
+
 /* oldact and signal()'s result are the program's handlers (and flags,
  * mask), never a wrapper. */
 static void h_other(int sig)
@@ -300,5 +357,7 @@ void register_signal_tests(void)
 	reg_flavors("signal.nested", t_nested, 0);
 	reg_flavors("signal.async", t_async, 0);
 	reg_flavors("signal.cmp_mode", t_cmp_mode, NEED_CMP);
+	reg_flavors("signal.installed_early", t_installed_early, 0);
+	reg_flavors("signal.siglongjmp", t_siglongjmp, 0);
 	reg_one("signal.oldact", t_oldact, FL_LINUX, core_have_native, 0);
 }
