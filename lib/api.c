@@ -74,7 +74,7 @@ static void stop_if_dying_locked(struct ukcov_thread *t)
 
 	if (d && __atomic_load_n(&d->cb->state, __ATOMIC_RELAXED) ==
 		 UKCOV_ST_DYING)
-		ukcov__thread_disarm(t);
+		ukcov__thread_stop(t);
 }
 
 int ukcov__do_ioctl(int fd, unsigned long req, unsigned long arg)

@@ -99,6 +99,7 @@ void ukcov__release_owner_locked(struct ukcov_cb *cb)
 	cb->owner_tid = 0;
 	cb->owner_start = 0;
 	cb->exec_tid = 0;
+	cb->exec_carrier = -1;
 }
 
 /* A dead owner never disabled: treat it as if its thread had exited.
@@ -174,6 +175,7 @@ int ukcov__enable_locked(struct ukcov_desc *d, int fd, int mode)
 	cb->owner_tid = ukcov__gettid();
 	cb->owner_start = ukcov__self_start_time();
 	cb->exec_tid = 0;
+	cb->exec_carrier = -1;
 	/* UKCOV_IOC_DROPPED counts from the enable. */
 	cb->drops_read = __atomic_load_n(&cb->drops, __ATOMIC_RELAXED);
 	ukcov__thread_arm(t, d, mode);
@@ -222,6 +224,7 @@ int ukcov__cb_init(int fd, int flavor)
 	cb->layout = sizeof(*cb);
 	cb->flavor = flavor;
 	cb->state = UKCOV_ST_OPEN;
+	cb->exec_carrier = -1;
 	__atomic_store_n(&cb->magic, UKCOV_MAGIC, __ATOMIC_RELEASE);
 	munmap(cb, UKCOV_CB_SIZE);
 	return 0;

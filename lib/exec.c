@@ -6,40 +6,110 @@
  * the control block (exec_tid), and the new image's constructor
  * (init.c) takes over a RUNNING descriptor whose owner is this process
  * and either this tid or the marked one.  Threads that exec kills are
- * released like any exiting thread.
+ * released like any exiting thread.  A descriptor with no fd that
+ * survives exec gets a carrier fd for the crossing.
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <unistd.h>
 
 #include "internal.h"
 
-static void mark_exec_tid(int32_t tid)
+/* Lowest fd number a carrier may take: high, so that the new image's
+ * own opens get the numbers they expect. */
+#define CARRIER_MIN_FD 1000
+
+/* Does an fd of d survive exec?  Then it carries the descriptor. */
+static int desc_has_inheritable_fd_locked(const struct ukcov_desc *d)
+{
+	for (int fd = 0; fd < UKCOV_FDMAP_SIZE && fd < 4096; fd++)
+		if (ukcov__fd_desc(fd) == d &&
+		    !(ukcov__real_fcntl(fd, F_GETFD, 0) & FD_CLOEXEC))
+			return 1;
+	return 0;
+}
+
+/* The kernel keeps tracing across exec even when the fd is
+ * close-on-exec, or already closed (Linux, NetBSD): the task holds the
+ * kcov.  Here the new image must find the descriptor, so an fd without
+ * FD_CLOEXEC is made for the exec, from another fd or from the
+ * runtime's own mapping.  The new image closes it after takeover. */
+static int make_carrier_locked(const struct ukcov_desc *d)
+{
+	char path[96];
+	int src = ukcov__desc_any_fd_locked(d), fd, min = CARRIER_MIN_FD;
+	long max = sysconf(_SC_OPEN_MAX);
+
+	if (max > 0 && max <= min)
+		min = (int)max / 2;
+	if (src >= 0)
+		return ukcov__real_fcntl(src, F_DUPFD, (unsigned long)min);
+	if (!d->buf)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/self/map_files/%lx-%lx",
+		 (unsigned long)(uintptr_t)d->buf,
+		 (unsigned long)((uintptr_t)d->buf + d->buf_len));
+	src = ukcov__real_open(path, O_RDWR | O_CLOEXEC, 0);
+	if (src < 0)
+		return -1;
+	fd = ukcov__real_fcntl(src, F_DUPFD, (unsigned long)min);
+	ukcov__real_close(src);
+	return fd;
+}
+
+static int carrier = -1;	/* made by exec_prepare, for exec_failed */
+
+void ukcov__exec_prepare(void)
 {
 	struct ukcov_thread *t = &__ukcov_thread;
 	struct ukcov_desc *d;
 
+	if (!t->owned)
+		return;
 	pthread_mutex_lock(&ukcov__proc_lock);
 	d = t->owned;
 	if (d && ukcov__cb_lock(d->cb) == 0) {
-		if (ukcov__owned_by_me_locked(d->cb))
-			d->cb->exec_tid = tid;
+		if (ukcov__owned_by_me_locked(d->cb)) {
+			carrier = desc_has_inheritable_fd_locked(d)
+				? -1 : make_carrier_locked(d);
+			d->cb->exec_tid = ukcov__gettid();
+			d->cb->exec_carrier = carrier;
+		}
 		ukcov__cb_unlock(d->cb);
 	}
 	pthread_mutex_unlock(&ukcov__proc_lock);
 }
 
-void ukcov__exec_prepare(void)
-{
-	if (__ukcov_thread.owned)
-		mark_exec_tid(ukcov__gettid());
-}
-
 void ukcov__exec_failed(void)
 {
-	if (__ukcov_thread.owned)
-		mark_exec_tid(0);
+	struct ukcov_thread *t = &__ukcov_thread;
+	struct ukcov_desc *d;
+	int fd;
+
+	if (!t->owned)
+		return;
+	pthread_mutex_lock(&ukcov__proc_lock);
+	d = t->owned;
+	if (d && ukcov__cb_lock(d->cb) == 0) {
+		if (ukcov__owned_by_me_locked(d->cb)) {
+			d->cb->exec_tid = 0;
+			d->cb->exec_carrier = -1;
+		}
+		ukcov__cb_unlock(d->cb);
+	}
+	if (carrier >= 0) {
+		ukcov__real_close(carrier);
+		carrier = -1;
+		/* That close dropped our POSIX lock on the file. */
+		fd = d ? ukcov__desc_any_fd_locked(d) : -1;
+		if (fd >= 0)
+			ukcov__fd_hold(fd);
+	}
+	pthread_mutex_unlock(&ukcov__proc_lock);
 }
 
 typedef int (*execve_fn)(const char *, char *const[], char *const[]);

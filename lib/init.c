@@ -20,16 +20,23 @@ const char ukcov__runtime_anchor = 1;
 /* The owner of a RUNNING descriptor is this process: either our thread
  * (tid == pid after exec) or the thread that marked itself before exec.
  * Any other owner thread of this pid was killed by the exec. */
-static void takeover_desc(struct ukcov_desc *d, int fd)
+/* Returns 1 if fd is the carrier the old image made for the crossing
+ * (exec.c), which the caller then closes. */
+static int takeover_desc(struct ukcov_desc *d, int fd)
 {
 	struct ukcov_cb *cb = d->cb;
 	int32_t me = (int32_t)ukcov__gettid();
+	int is_carrier = 0;
 
 	if (ukcov__cb_lock(cb) != 0)
-		return;
+		return 0;
+	if (cb->exec_carrier == fd && cb->owner_pid == (int32_t)getpid()) {
+		is_carrier = 1;
+		cb->exec_carrier = -1;
+	}
 	if (cb->state != UKCOV_ST_RUNNING || cb->owner_pid != (int32_t)getpid()) {
 		ukcov__cb_unlock(cb);
-		return;
+		return is_carrier;
 	}
 	if ((cb->owner_tid == me || (cb->exec_tid && cb->owner_tid == cb->exec_tid))
 	    && !__ukcov_thread.owned && ukcov__map_buffer(d, fd) == 0) {
@@ -41,6 +48,7 @@ static void takeover_desc(struct ukcov_desc *d, int fd)
 		ukcov__release_owner_locked(cb);
 	}
 	ukcov__cb_unlock(cb);
+	return is_carrier;
 }
 
 /* Find the ukcov descriptors this process inherited: register them,
@@ -51,7 +59,7 @@ void ukcov__takeover_scan(void)
 	DIR *dir = opendir("/proc/self/fd");
 	struct dirent *e;
 	struct ukcov_desc *d;
-	int fd, dfd, armed = 0;
+	int fd, dfd, armed = 0, ncarriers = 0, carriers[16];
 
 	if (!dir)
 		return;
@@ -66,11 +74,17 @@ void ukcov__takeover_scan(void)
 		d = ukcov__fd_register_locked(fd);
 		if (!d)
 			continue;
-		takeover_desc(d, fd);
+		if (takeover_desc(d, fd) && ncarriers < 16)
+			carriers[ncarriers++] = fd;
 		armed |= __ukcov_thread.owned == d;
 	}
 	pthread_mutex_unlock(&ukcov__proc_lock);
 	closedir(dir);
+	/* A carrier existed only for the crossing: closing it is the close
+	 * the kernel's exec did to a close-on-exec fd, with that OS's
+	 * last-close rule. */
+	for (int i = 0; i < ncarriers; i++)
+		ukcov__close_desc_fd(carriers[i]);
 	if (armed)
 		ukcov__modules_snapshot();
 }

@@ -82,7 +82,7 @@ struct ukcov_cb {
 	int32_t owner_tid;		/* [M] the enabled thread */
 	uint64_t owner_start;		/* [M] owner process start time */
 	int32_t exec_tid;		/* [M] owner thread now inside exec */
-	int32_t pad;
+	int32_t exec_carrier;		/* [M] fd carrying it across exec, or -1 */
 	uint64_t drops;			/* [W] records dropped, monotonic */
 	uint64_t drops_read;		/* [M] drops already reported */
 };
@@ -144,6 +144,7 @@ void ukcov__thread_arm(struct ukcov_thread *t, struct ukcov_desc *d, int mode);
 void ukcov__thread_disarm(struct ukcov_thread *t);
 void ukcov__thread_rearm_hot(struct ukcov_thread *t);
 void ukcov__stop_local_owner(struct ukcov_desc *d, pid_t tid);
+void ukcov__thread_stop(struct ukcov_thread *t);
 void ukcov__threads_init(void);
 
 /* ---- desc.c: the state machine (transitions under cb->lock) ---- */
@@ -223,6 +224,7 @@ int ukcov__real_close_range(unsigned first, unsigned last, int flags);
 void ukcov__exec_prepare(void);
 void ukcov__exec_failed(void);
 void ukcov__takeover_scan(void);
+int ukcov__close_desc_fd(int fd);
 
 /* ---- signals.c ---- */
 void ukcov__signals_after_fork_child(void);

@@ -209,7 +209,7 @@ static void closing_end_locked(struct ukcov_desc *d, int fd, int others)
 		ukcov__fd_hold(ukcov__desc_any_fd_locked(d));
 }
 
-static int close_desc_fd(int fd)
+int ukcov__close_desc_fd(int fd)
 {
 	struct ukcov_desc *d;
 	int rc, e, others;
@@ -233,7 +233,7 @@ UKCOV_EXPORT int close(int fd)
 {
 	if (likely(!ukcov__fd_desc(fd)))
 		return ukcov__real_close(fd);
-	return close_desc_fd(fd);
+	return ukcov__close_desc_fd(fd);
 }
 
 UKCOV_EXPORT int dup(int fd)
@@ -338,7 +338,7 @@ static void close_descs_in_range(unsigned first, unsigned last)
 		last = UKCOV_FDMAP_SIZE - 1;
 	for (fd = first; fd <= last; fd++)
 		if (ukcov__fd_desc((int)fd))
-			close_desc_fd((int)fd);
+			ukcov__close_desc_fd((int)fd);
 }
 
 UKCOV_EXPORT int close_range(unsigned first, unsigned last, int flags)

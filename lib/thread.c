@@ -153,13 +153,19 @@ void ukcov__stop_local_owner(struct ukcov_desc *d, pid_t tid)
 {
 	struct ukcov_thread *t;
 
-	for (t = thread_list; t; t = t->next) {
-		if (t->owned == d && t->tid == tid) {
-			__atomic_store_n(&t->pc_area, NULL, __ATOMIC_RELEASE);
-			__atomic_store_n(&t->cmp_area, NULL, __ATOMIC_RELEASE);
-			t->mode = UKCOV_MODE_NONE;
-		}
-	}
+	for (t = thread_list; t; t = t->next)
+		if (t->owned == d && t->tid == tid)
+			ukcov__thread_stop(t);
+}
+
+/* Tracing stops, but the thread keeps its descriptor until it exits,
+ * as FreeBSD's td_kcov_info and OpenBSD's p_kd stay set: enabling
+ * another fd is still refused. */
+void ukcov__thread_stop(struct ukcov_thread *t)
+{
+	t->mode = UKCOV_MODE_NONE;
+	__atomic_store_n(&t->pc_area, NULL, __ATOMIC_RELEASE);
+	__atomic_store_n(&t->cmp_area, NULL, __ATOMIC_RELEASE);
 }
 
 /* Linux kcov_task_exit, FreeBSD kcov_thread_dtor, NetBSD kcov_lwp_free,

@@ -11,7 +11,7 @@ TOOL_OBJS := $(patsubst tools/%.c,$(B)/tools/%.o,$(TOOL_SRCS))
 TOOL_HDRS := $(wildcard tools/*.h) include/ukcov/kcov.h include/ukcov/linux/kcov.h
 TOOL_CFLAGS := -std=gnu11 -O2 -g -fno-sanitize=all -D_GNU_SOURCE -Iinclude \
                $(WARN) $(shell pkg-config --cflags libdw 2>/dev/null)
-TOOL_LDLIBS := -ldw -lelf -lcapstone -lstdc++ -ldl -lpthread
+TOOL_LDLIBS := -ldw -lelf -lcapstone -lnettle -lstdc++ -ldl -lpthread
 
 tools: $(B)/ukcov $(B)/ukcov-cc $(B)/ukcov-c++
 
