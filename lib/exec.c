@@ -63,44 +63,52 @@ static int make_carrier_locked(const struct ukcov_desc *d)
 
 static int carrier = -1;	/* made by exec_prepare, for exec_failed */
 
-void ukcov__exec_prepare(void)
+/* Run fn on the calling thread's descriptor with both locks held, if
+ * the thread still owns it. */
+static void on_owned_desc_locked(void (*fn)(struct ukcov_desc *d))
 {
-	struct ukcov_thread *t = &__ukcov_thread;
-	struct ukcov_desc *d;
+	struct ukcov_desc *d = __ukcov_thread.owned;
 
-	if (!t->owned)
-		return;
-	pthread_mutex_lock(&ukcov__proc_lock);
-	d = t->owned;
 	if (d && ukcov__cb_lock(d->cb) == 0) {
-		if (ukcov__owned_by_me_locked(d->cb)) {
-			carrier = desc_has_inheritable_fd_locked(d)
-				? -1 : make_carrier_locked(d);
-			d->cb->exec_tid = ukcov__gettid();
-			d->cb->exec_carrier = carrier;
-		}
+		if (ukcov__owned_by_me_locked(d->cb))
+			fn(d);
 		ukcov__cb_unlock(d->cb);
 	}
+}
+
+static void mark_exec(struct ukcov_desc *d)
+{
+	carrier = desc_has_inheritable_fd_locked(d) ? -1
+						    : make_carrier_locked(d);
+	d->cb->exec_tid = ukcov__gettid();
+	d->cb->exec_carrier = carrier;
+}
+
+static void unmark_exec(struct ukcov_desc *d)
+{
+	d->cb->exec_tid = 0;
+	d->cb->exec_carrier = -1;
+}
+
+void ukcov__exec_prepare(void)
+{
+	if (!__ukcov_thread.owned)
+		return;
+	pthread_mutex_lock(&ukcov__proc_lock);
+	on_owned_desc_locked(mark_exec);
 	pthread_mutex_unlock(&ukcov__proc_lock);
 }
 
 void ukcov__exec_failed(void)
 {
-	struct ukcov_thread *t = &__ukcov_thread;
 	struct ukcov_desc *d;
 	int fd;
 
-	if (!t->owned)
+	if (!__ukcov_thread.owned)
 		return;
 	pthread_mutex_lock(&ukcov__proc_lock);
-	d = t->owned;
-	if (d && ukcov__cb_lock(d->cb) == 0) {
-		if (ukcov__owned_by_me_locked(d->cb)) {
-			d->cb->exec_tid = 0;
-			d->cb->exec_carrier = -1;
-		}
-		ukcov__cb_unlock(d->cb);
-	}
+	on_owned_desc_locked(unmark_exec);
+	d = __ukcov_thread.owned;
 	if (carrier >= 0) {
 		ukcov__real_close(carrier);
 		carrier = -1;
