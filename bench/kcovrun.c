@@ -151,7 +151,7 @@ static void child_exec(const struct opts *o, const struct buffer *b)
 		setenv(REFCOV_ENV_WORDS, num, 1);
 		setenv(REFCOV_ENV_MODE, o->mode == KCOV_TRACE_CMP ? "1" : "0", 1);
 	}
-	execv(o->argv[0], o->argv);
+	execvp(o->argv[0], o->argv);
 	die(o->argv[0]);
 }
 
