@@ -3,13 +3,7 @@
 # "make bench", never part of make test): the micro-benchmark against each
 # runtime, and the kcovrun launcher turning tracing on through the kcov
 # protocol for the reference runtime and for libukcov (exec takeover).
-B=${B:-build}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0 fail=0
-ok()   { echo "ok $1"; pass=$((pass + 1)); }
-bad()  { echo "not ok $1: $2"; fail=$((fail + 1)); }
-check() { name=$1; shift; if "$@" >"$T/out" 2>&1; then ok "$name"; else bad "$name" "$(tail -3 "$T/out" | tr '\n' ' ')"; fi; }
+. tests/lib.sh
 
 U=$B/bench/ub
 if make --no-print-directory -s -f bench/workloads.mk B="$B" ubench tools >"$T/build.log" 2>&1; then
@@ -27,14 +21,14 @@ done
 cc -O2 -fsanitize-coverage=trace-pc,trace-cmp -c bench/smoke/target.c -o "$T/target.o"
 cc "$T/target.o" "$B/bench/rt/refcov.o" -o "$T/t_ref"
 cc "$T/target.o" "$B/libukcov.a" -lpthread -o "$T/t_uk"
-records() { sed -n 's/.*records=\([0-9]*\).*/\1/p' "$T/out"; }
+records() { sed -n 's/.*records=\([0-9]*\).*/\1/p' "$T/check.out"; }
 traced() {	# name kcovrun-args... -- prog
     name=$1; shift
-    if "$B/bench/kcovrun" "$@" >"$T/stdout" 2>"$T/out" && grep -q checksum "$T/stdout" &&
+    if "$B/bench/kcovrun" "$@" >"$T/stdout" 2>"$T/check.out" && grep -q checksum "$T/stdout" &&
        [ "$(records)" -gt 100 ]; then
         ok "$name"
     else
-        bad "$name" "$(tr '\n' ' ' <"$T/out")"
+        bad "$name" "$(tr '\n' ' ' <"$T/check.out")"
     fi
 }
 traced kcovrun-ref-pc -k ref -w 65536 -- "$T/t_ref"
@@ -44,5 +38,4 @@ traced kcovrun-ukcov-cmp -k ukcov -m cmp -w 65536 -- "$T/t_uk"
 traced kcovrun-ukcov-drained -k ukcov -w 4096 -r -- "$T/t_uk"
 check kcovrun-ukcov-drops sh -c "$B/bench/kcovrun -k ukcov -w 512 -- $T/t_uk 2>&1 >/dev/null | grep -q 'dropped=[1-9]'"
 
-echo "bench-smoke: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary
