@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -270,6 +271,38 @@ static void t_dup_same_descriptor(const struct kc *k)
 	CHECK_EQ(buf[1], buf2[1]);
 }
 
+/* dup2 of one descriptor over another: the victim gets its last close
+ * (tracing stops on FreeBSD/OpenBSD), and the number now names the
+ * other descriptor.  dup2(fd, fd) changes nothing; dup3(fd, fd) is
+ * EINVAL. */
+static long dup2_desc_over_desc(void *p)
+{
+	const struct kc_op *op = p;
+	uint64_t *buf, *other;
+	int fd = kc_setup(op->k, KC_ENTRIES, &buf);
+	int fd2 = kc_setup(op->k, 2 * KC_ENTRIES, &other);
+
+	kc_enable_ok(op->k, fd, 0);
+	call_n(target_leaf, 2);
+	CHECK_EQ(dup2(fd, fd), fd);
+	CHECK_ERR(dup3(fd, fd, 0), EINVAL);
+	CHECK_ERR(kc_enable_pc(op->k, fd), op->k->f->e_enable_twice);
+	CHECK_EQ(dup2(fd2, fd), fd);
+	expect_after_close(op->k, buf);
+	/* fd is fd2's descriptor now: READY, twice the size. */
+	CHECK_ERR(kc_setbuf(op->k, fd, KC_ENTRIES), op->k->f->e_second_setbuf);
+	CHECK_ERR(kc_disable(op->k, fd), op->k->f->e_disable);
+	CHECK(mmap(NULL, 2 * KC_ENTRIES * 8, PROT_READ | PROT_WRITE,
+		   MAP_SHARED, fd, 0) != MAP_FAILED);
+	CHECK_EQ(rec_count(other), 0);
+	return 0;
+}
+
+static void t_dup2_desc_over_desc(const struct kc *k)
+{
+	on_own_thread(k, dup2_desc_over_desc, 0);
+}
+
 void register_close_tests(void)
 {
 	reg_flavors("close.while_enabled", t_close_while_enabled, 0);
@@ -283,6 +316,7 @@ void register_close_tests(void)
 	reg_flavors("close.dup_same_descriptor", t_dup_same_descriptor, 0);
 	reg_flavors("close.dup2_over_descriptor", t_dup2_over_descriptor, 0);
 	reg_flavors("close.dup2_over_copy", t_dup2_over_copy, 0);
+	reg_flavors("close.dup2_desc_over_desc", t_dup2_desc_over_desc, 0);
 	reg_flavors("close.close_range", t_close_range, 0);
 	reg_flavors("close.closefrom", t_closefrom, 0);
 }

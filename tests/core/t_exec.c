@@ -19,28 +19,35 @@
 
 struct exec_report {
 	uint64_t leaf, leaf2, start, stop;	/* the new image's addresses */
-	int64_t disable_rc, disable_errno;
+	int64_t disable_rc, disable_errno;	/* of the request it made */
 };
 
 #define EXEC_CALLS 7
 
 /* The exec'd image: EXEC_CALLS calls of target_leaf, then (unless the
- * fd is -1) a DISABLE of the inherited descriptor, then two calls of
- * target_leaf2; it reports its addresses and the DISABLE's result. */
+ * fd is -1) a DISABLE of the inherited descriptor -- or an ENABLE with
+ * a sixth argument "enable" -- then two calls of target_leaf2; it
+ * reports its addresses and the request's result. */
 int exec_target_main(int argc, char **argv)
 {
 	struct exec_report r = { 0 };
 	const struct kc *k;
-	int fd, out;
+	int fd, out, enable;
 
-	if (argc != 6)
+	if (argc != 6 && argc != 7)
 		return 2;
 	k = &kcs[atoi(argv[2])][atoi(argv[3])];
 	fd = atoi(argv[4]);
 	out = atoi(argv[5]);
+	enable = argc == 7 && strcmp(argv[6], "enable") == 0;
 	call_n(target_leaf, EXEC_CALLS);
 	errno = 0;
-	r.disable_rc = fd < 0 ? 1 : kc_disable(k, fd);
+	if (fd < 0)
+		r.disable_rc = 1;
+	else if (enable)
+		r.disable_rc = kc_enable_pc(k, fd);
+	else
+		r.disable_rc = kc_disable(k, fd);
 	r.disable_errno = errno;
 	call_n(target_leaf2, 2);
 	r.leaf = (uintptr_t)target_leaf;
@@ -52,7 +59,7 @@ int exec_target_main(int argc, char **argv)
 
 static char **target_argv(char a[4][16], const struct kc *k, int fd, int out)
 {
-	static char *argv[7];
+	static char *argv[8];
 
 	snprintf(a[0], 16, "%d", (int)(k->f - flavors));
 	snprintf(a[1], 16, "%d", k->native);
@@ -183,6 +190,51 @@ static void t_exec_cloexec(const struct kc *k)
 	exec_test(k, EXEC_CLOEXEC);
 }
 
+/* Another thread of the child owns the descriptor when the main thread
+ * execs: exec kills it, which releases the descriptor like any thread
+ * exit (Linux de_thread -> do_exit -> kcov_task_exit), so the new image
+ * records nothing until it enables the descriptor itself. */
+static long enable_one(void *p)
+{
+	const struct kc_op *op = p;
+
+	kc_enable_ok(op->k, op->fd, 0);
+	target_leaf();
+	return 0;
+}
+
+static void t_exec_kills_owner(const struct kc *k)
+{
+	struct exec_report r;
+	uint64_t *buf, off, off2;
+	int fd = kc_setup(k, KC_ENTRIES, &buf), p[2];
+	pid_t pid;
+
+	pipe_ok(p);
+	pid = fork();
+	CHECK_OK(pid);
+	if (pid == 0) {
+		struct kc_op op = { k, fd, 0 };
+		struct actor *a = actor_start();
+		char a4[4][16], **argv = target_argv(a4, k, fd, p[1]);
+
+		actor_run(a, enable_one, &op);
+		argv[6] = "enable";
+		argv[7] = NULL;
+		execv("/proc/self/exe", argv);
+		FAIL("execv: %s", errname(errno));
+	}
+	close(p[1]);
+	CHECK_EQ(read(p[0], &r, sizeof(r)), sizeof(r));
+	expect_exit0(pid);
+	CHECK_EQ(r.disable_rc, 0);
+	CHECK_EQ(rec_count(buf), 1 + 2);
+	expect_pcs_in(buf, 0, 1, (const void *)target_leaf);
+	own_offsets(k, fd, buf, &off, &off2);
+	expect_new_image_pc(&r, 1, buf[2], r.leaf2, off2);
+	expect_new_image_pc(&r, 2, buf[3], r.leaf2, off2);
+}
+
 /* posix_spawn from a tracing thread: the new process starts disabled
  * (Linux kcov_task_init), so its image records nothing here and cannot
  * disable the parent's descriptor; the parent keeps tracing. */
@@ -222,6 +274,8 @@ void register_exec_tests(void)
 		reg_one("exec.cloexec_fd", t_exec_cloexec, fl,
 			core_have_native, 0);
 		reg_one("exec.spawn_from_tracer", t_spawn_from_tracer, fl,
+			core_have_native, 0);
+		reg_one("exec.kills_owner_thread", t_exec_kills_owner, fl,
 			core_have_native, 0);
 	}
 }

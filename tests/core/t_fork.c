@@ -308,6 +308,63 @@ static void t_fd_passing(const struct kc *k)
 	expect_ready_state(k, fd, buf);
 }
 
+/* 8 processes enable one shared descriptor at once (they wait on a
+ * pipe the parent closes to start them all): exactly one wins, the
+ * others get the "busy" errno.  Nobody exits before all have tried, so
+ * the winner holds the descriptor throughout.  Exit status 0 = won. */
+#define RACE_PROCS 8
+
+static void racing_child(const struct kc *k, int fd, int go, int tried,
+			 int done)
+{
+	char c;
+	int rc;
+
+	CHECK_EQ(read(go, &c, 1), 0);		/* EOF: go */
+	errno = 0;
+	rc = kc_enable_pc(k, fd);
+	if (rc != 0 && errno != k->f->e_enable_busy)
+		FAIL("enable: %s", errname(errno));
+	target_leaf();
+	send_byte(tried, 't');
+	CHECK_EQ(read(done, &c, 1), 0);		/* EOF: all tried */
+	_exit(rc == 0 ? 0 : 1);
+}
+
+static void t_enable_race_processes(const struct kc *k)
+{
+	uint64_t *buf;
+	int fd = kc_setup(k, KC_ENTRIES, &buf), go[2], tried[2], done[2];
+	int i, wins = 0;
+	pid_t pids[RACE_PROCS];
+
+	pipe_ok(go);
+	pipe_ok(tried);
+	pipe_ok(done);
+	for (i = 0; i < RACE_PROCS; i++) {
+		pids[i] = fork();
+		CHECK_OK(pids[i]);
+		if (pids[i] == 0) {
+			close(go[1]);
+			close(done[1]);
+			racing_child(k, fd, go[0], tried[1], done[0]);
+		}
+	}
+	close(go[1]);
+	for (i = 0; i < RACE_PROCS; i++)
+		recv_byte(tried[0]);
+	close(done[1]);
+	for (i = 0; i < RACE_PROCS; i++) {
+		int st = wait_status(pids[i]);
+
+		CHECK(WIFEXITED(st));
+		wins += WEXITSTATUS(st) == 0;
+	}
+	CHECK_EQ(wins, 1);
+	expect_only_pcs(buf, 1, (const void *)target_leaf);
+	expect_ready_state(k, fd, buf);
+}
+
 void register_fork_tests(void)
 {
 	int fl;
@@ -321,6 +378,7 @@ void register_fork_tests(void)
 	reg_flavors("fork.owner_zombie", t_owner_zombie, 0);
 	reg_flavors("fork.dropped_other_process", t_dropped_other_process, 0);
 	reg_flavors("fork.shared_setbuf", t_shared_setbuf, 0);
+	reg_flavors("fork.enable_race", t_enable_race_processes, 0);
 	for (fl = FL_LINUX; fl <= FL_NETBSD; fl++)
 		reg_one("fork.fd_passing", t_fd_passing, fl, core_have_native,
 			0);

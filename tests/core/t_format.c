@@ -199,6 +199,27 @@ static void t_cmp_float(const struct kc *k)
 	expect_cmp(buf, n, SZ(2), 5, 6, FN(cmp4), CB(cmp4));
 }
 
+/* Word 0 counts records of whatever mode is enabled: a CMP enable
+ * after PC records (no reset) appends at 1 + 4 * count, as every
+ * kernel's write_comp_data/trace_cmp computes it. */
+static void t_mode_switch(const struct kc *k)
+{
+	uint64_t *buf;
+	int fd = kc_setup(k, KC_ENTRIES, &buf);
+
+	kc_enable_ok(k, fd, 0);
+	call_n(target_leaf, 3);
+	kc_disable_ok(k, fd);
+	kc_enable_ok(k, fd, 1);
+	target_cmp4(0xabc, 0xdef);
+	kc_disable_ok(k, fd);
+	CHECK_EQ(rec_count(buf), 4);
+	expect_pcs_in(buf, 0, 3, (const void *)target_leaf);
+	expect_cmp(buf, 3, SZ(2), 0xabc, 0xdef, FN(cmp4), CB(cmp4));
+	CHECK_EQ(buf[4], 0);		/* words 4..12 untouched */
+	CHECK_EQ(buf[12], 0);
+}
+
 /* Targets built with trace-pc only: CMP mode records nothing at all,
  * while PC mode on the same buffer records (positive control). */
 static void t_pc_only_targets(const struct kc *k)
@@ -234,5 +255,6 @@ void register_format_tests(void)
 	reg_one("format.cmp_switch", t_cmp_switch, FL_OPENBSD, core_have_native,
 		NEED_CMP);
 	reg_flavors("format.cmp_float", t_cmp_float, NEED_CMP);
+	reg_flavors("format.mode_switch", t_mode_switch, NEED_CMP);
 	reg_flavors("format.pc_only_targets", t_pc_only_targets, NEED_PCONLY);
 }

@@ -8,6 +8,7 @@
  * dropped since the enable or the last call, and clears it.
  */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -180,6 +181,45 @@ static void t_dropped_other_thread(const struct kc *k)
 	CHECK_EQ(rec_count(buf), KC_ENTRIES - 1);
 }
 
+/* Reads racing the owner's drops lose none and count none twice: the
+ * reports of a thread that keeps asking add up to exactly the number
+ * dropped. */
+#define RACE_DROPS 200000
+
+struct drop_reader {
+	const struct kc *k;
+	int fd;
+	volatile int stop;
+	uint64_t sum;
+};
+
+static void *drop_reader_main(void *p)
+{
+	struct drop_reader *r = p;
+
+	while (!r->stop)
+		r->sum += kc_dropped(r->k, r->fd);
+	return NULL;
+}
+
+static void t_dropped_concurrent(const struct kc *k)
+{
+	struct drop_reader r = { k, -1, 0, 0 };
+	uint64_t *buf;
+	pthread_t th;
+
+	r.fd = kc_setup(k, KC_ENTRIES, &buf);
+	kc_enable_ok(k, r.fd, 0);
+	call_n(target_leaf, KC_ENTRIES - 1);
+	CHECK_EQ(pthread_create(&th, NULL, drop_reader_main, &r), 0);
+	call_n(target_leaf2, RACE_DROPS);
+	r.stop = 1;
+	CHECK_EQ(pthread_join(th, NULL), 0);
+	kc_disable_ok(k, r.fd);
+	CHECK_EQ(r.sum + kc_dropped(k, r.fd), RACE_DROPS);
+	expect_only_pcs(buf, KC_ENTRIES - 1, (const void *)target_leaf);
+}
+
 /*
  * The count word is user memory (HARD-PROBLEMS.md §6): whatever is
  * written there, the runtime writes only inside the buffer, and "a
@@ -278,6 +318,7 @@ void register_overflow_tests(void)
 	reg_flavors("overflow.switch_overflow", t_switch_overflow, NEED_CMP);
 	reg_flavors("overflow.dropped_since_enable", t_dropped_since_enable, 0);
 	reg_flavors("overflow.dropped_other_thread", t_dropped_other_thread, 0);
+	reg_flavors("overflow.dropped_concurrent", t_dropped_concurrent, 0);
 	reg_flavors("overflow.scribble_pc", t_scribble_pc, 0);
 	reg_flavors("overflow.scribble_cmp", t_scribble_cmp, NEED_CMP);
 }

@@ -158,6 +158,57 @@ static void t_exit_then_other_fd(const struct kc *k)
 	expect_ready_state(k, fd1, b1);
 }
 
+/* 16 threads enable one descriptor at the same instant: exactly one
+ * wins, every other gets the "busy" errno (kcov-semantics.md §6: Linux
+ * EINVAL, FreeBSD EBUSY, NetBSD EBUSY, OpenBSD ENXIO), and only the
+ * winner's calls are recorded. */
+#define RACERS 16
+
+struct racer {
+	const struct kc *k;
+	pthread_barrier_t *bar;
+	int fd, rc, err;
+};
+
+static void *racer_main(void *p)
+{
+	struct racer *r = p;
+
+	pthread_barrier_wait(r->bar);
+	errno = 0;
+	r->rc = kc_enable_pc(r->k, r->fd);
+	r->err = errno;
+	target_leaf();
+	pthread_barrier_wait(r->bar);	/* all tried before anyone exits */
+	return NULL;
+}
+
+static void t_enable_race(const struct kc *k)
+{
+	struct racer r[RACERS];
+	pthread_t th[RACERS];
+	pthread_barrier_t bar;
+	uint64_t *buf;
+	int fd = kc_setup(k, KC_ENTRIES, &buf), i, wins = 0;
+
+	pthread_barrier_init(&bar, NULL, RACERS);
+	for (i = 0; i < RACERS; i++) {
+		r[i] = (struct racer){ k, &bar, fd, 0, 0 };
+		CHECK_EQ(pthread_create(&th[i], NULL, racer_main, &r[i]), 0);
+	}
+	for (i = 0; i < RACERS; i++)
+		CHECK_EQ(pthread_join(th[i], NULL), 0);
+	for (i = 0; i < RACERS; i++) {
+		if (r[i].rc == 0)
+			wins++;
+		else
+			CHECK_EQ(r[i].err, k->f->e_enable_busy);
+	}
+	CHECK_EQ(wins, 1);
+	expect_only_pcs(buf, 1, (const void *)target_leaf);
+	expect_ready_state(k, fd, buf);
+}
+
 void register_thread_tests(void)
 {
 	reg_flavors("threads.isolation", t_isolation, 0);
@@ -166,4 +217,5 @@ void register_thread_tests(void)
 	reg_flavors("threads.many_32", t_threads_32, 0);
 	reg_flavors("threads.exit_autodisable", t_exit_autodisable, 0);
 	reg_flavors("threads.exit_then_other_fd", t_exit_then_other_fd, 0);
+	reg_flavors("threads.enable_race", t_enable_race, 0);
 }
