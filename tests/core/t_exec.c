@@ -133,29 +133,47 @@ static void own_offsets(const struct kc *k, int fd, uint64_t *buf,
 	*off2 = buf[2 + n] - (uintptr_t)target_leaf2;
 }
 
-static void exec_test(const struct kc *k, enum exec_how how)
+/* Fork a child that runs child(e), which ends in an exec of the target
+ * image; read that image's report and reap the child. */
+static void exec_child(void (*child)(struct exec_args *), struct exec_args *e,
+		       struct exec_report *r)
 {
-	struct exec_report r;
-	uint64_t *buf, i, off, off2, tail = how == EXEC_CLOEXEC ? 2 : 0;
-	int fd = kc_setup(k, KC_ENTRIES, &buf), p[2];
+	int p[2];
 	pid_t pid;
 
 	pipe_ok(p);
 	pid = fork();
 	CHECK_OK(pid);
 	if (pid == 0) {
-		struct exec_args e = { k, fd, p[1], how };
-		pthread_t th;
-
-		if (how != EXEC_THREAD)
-			enable_and_exec(&e);
-		pthread_create(&th, NULL, enable_and_exec, &e);
-		pthread_join(th, NULL);
+		close(p[0]);
+		e->out = p[1];
+		child(e);
 		_exit(4);
 	}
 	close(p[1]);
-	CHECK_EQ(read(p[0], &r, sizeof(r)), sizeof(r));
+	CHECK_EQ(read(p[0], r, sizeof(*r)), sizeof(*r));
+	close(p[0]);
 	expect_exit0(pid);
+}
+
+static void exec_from(struct exec_args *e)
+{
+	pthread_t th;
+
+	if (e->how != EXEC_THREAD)
+		enable_and_exec(e);
+	pthread_create(&th, NULL, enable_and_exec, e);
+	pthread_join(th, NULL);
+}
+
+static void exec_test(const struct kc *k, enum exec_how how)
+{
+	struct exec_report r;
+	uint64_t *buf, i, off, off2, tail = how == EXEC_CLOEXEC ? 2 : 0;
+	int fd = kc_setup(k, KC_ENTRIES, &buf);
+	struct exec_args e = { k, fd, -1, how };
+
+	exec_child(exec_from, &e, &r);
 	if (how != EXEC_CLOEXEC) {
 		/* The new image owns the descriptor. */
 		CHECK_EQ(r.disable_rc, 0);
@@ -203,30 +221,27 @@ static long enable_one(void *p)
 	return 0;
 }
 
+static void exec_with_owner_thread(struct exec_args *e)
+{
+	struct kc_op op = { e->k, e->fd, 0 };
+	struct actor *a = actor_start();
+	char a4[4][16], **argv = target_argv(a4, e->k, e->fd, e->out);
+
+	actor_run(a, enable_one, &op);
+	argv[6] = "enable";
+	argv[7] = NULL;
+	execv("/proc/self/exe", argv);
+	FAIL("execv: %s", errname(errno));
+}
+
 static void t_exec_kills_owner(const struct kc *k)
 {
 	struct exec_report r;
 	uint64_t *buf, off, off2;
-	int fd = kc_setup(k, KC_ENTRIES, &buf), p[2];
-	pid_t pid;
+	int fd = kc_setup(k, KC_ENTRIES, &buf);
+	struct exec_args e = { k, fd, -1, EXEC_MAIN };
 
-	pipe_ok(p);
-	pid = fork();
-	CHECK_OK(pid);
-	if (pid == 0) {
-		struct kc_op op = { k, fd, 0 };
-		struct actor *a = actor_start();
-		char a4[4][16], **argv = target_argv(a4, k, fd, p[1]);
-
-		actor_run(a, enable_one, &op);
-		argv[6] = "enable";
-		argv[7] = NULL;
-		execv("/proc/self/exe", argv);
-		FAIL("execv: %s", errname(errno));
-	}
-	close(p[1]);
-	CHECK_EQ(read(p[0], &r, sizeof(r)), sizeof(r));
-	expect_exit0(pid);
+	exec_child(exec_with_owner_thread, &e, &r);
 	CHECK_EQ(r.disable_rc, 0);
 	CHECK_EQ(rec_count(buf), 1 + 2);
 	expect_pcs_in(buf, 0, 1, (const void *)target_leaf);
