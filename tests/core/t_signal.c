@@ -78,11 +78,11 @@ static void install(int sig, void (*h)(int), int flags)
 	CHECK_OK(sigaction(sig, &sa, NULL));
 }
 
-/* Enable, leaf, run the signal part, leaf: exactly two records, both in
- * target_leaf.  Then the positive control: the handler's own code,
- * called directly, records. */
-static void around(const struct kc *k, void (*deliver)(void),
-		   void (*direct)(int))
+/* Enable, leaf, deliver (the handlers run target_leaf2 and friends
+ * want_ran times in all), leaf: exactly two records, both in
+ * target_leaf.  Then the positive control: target_leaf2 called outside
+ * any handler records. */
+static void around(const struct kc *k, void (*deliver)(void), int want_ran)
 {
 	uint64_t *buf;
 	int fd = kc_setup(k, KC_ENTRIES, &buf);
@@ -92,12 +92,12 @@ static void around(const struct kc *k, void (*deliver)(void),
 	target_leaf();
 	deliver();
 	target_leaf();
-	CHECK(ran > 0);
+	CHECK_EQ(ran, want_ran);
 	expect_only_pcs(buf, 2, (const void *)target_leaf);
-	direct(0);
+	call_n(target_leaf2, 3);
 	kc_disable_ok(k, fd);
-	CHECK(rec_count(buf) > 2);
-	expect_pcs_in(buf, 2, rec_count(buf) - 2, (const void *)target_leaf2);
+	CHECK_EQ(rec_count(buf), 5);
+	expect_pcs_in(buf, 2, 3, (const void *)target_leaf2);
 }
 
 static void raise_usr1(void)
@@ -108,7 +108,7 @@ static void raise_usr1(void)
 static void t_sigaction(const struct kc *k)
 {
 	install(SIGUSR1, h_leaf2, 0);
-	around(k, raise_usr1, h_leaf2);
+	around(k, raise_usr1, 1);
 }
 
 /* Installed while tracing, through signal(3). */
@@ -122,7 +122,7 @@ static void deliver_after_signal(void)
 
 static void t_signal_fn(const struct kc *k)
 {
-	around(k, deliver_after_signal, h_leaf2);
+	around(k, deliver_after_signal, 2);
 }
 
 /* SA_SIGINFO: the handler gets its siginfo (sigqueue's value). */
@@ -134,12 +134,6 @@ static void queue_usr1(void)
 	CHECK_EQ(info_ok, 1);
 }
 
-static void direct_siginfo(int sig)
-{
-	(void)sig;
-	target_leaf2();
-}
-
 static void t_siginfo(const struct kc *k)
 {
 	struct sigaction sa;
@@ -148,7 +142,7 @@ static void t_siginfo(const struct kc *k)
 	sa.sa_sigaction = h_siginfo;
 	sa.sa_flags = SA_SIGINFO;
 	CHECK_OK(sigaction(SIGUSR1, &sa, NULL));
-	around(k, queue_usr1, direct_siginfo);
+	around(k, queue_usr1, 1);
 }
 
 /* SA_RESETHAND: the handler runs once (unrecorded), then the action is
@@ -166,7 +160,7 @@ static void deliver_resethand(void)
 static void t_resethand(const struct kc *k)
 {
 	install(SIGUSR1, h_leaf2, SA_RESETHAND);
-	around(k, deliver_resethand, h_leaf2);
+	around(k, deliver_resethand, 1);
 }
 
 /* SA_NODEFER: the handler interrupts itself three deep; nothing of it
@@ -182,7 +176,7 @@ static void deliver_nodefer(void)
 static void t_nodefer(const struct kc *k)
 {
 	install(SIGUSR1, h_recursive, SA_NODEFER);
-	around(k, deliver_nodefer, h_leaf2);
+	around(k, deliver_nodefer, 3);
 }
 
 /* A handler interrupted by another signal's handler. */
@@ -196,7 +190,7 @@ static void t_nested(const struct kc *k)
 {
 	install(SIGUSR1, h_outer, 0);
 	install(SIGUSR2, h_inner, 0);
-	around(k, deliver_nested, h_leaf2);
+	around(k, deliver_nested, 2);
 }
 
 /* Asynchronous delivery: another thread sends the signal while this one
@@ -226,7 +220,7 @@ static void deliver_from_thread(void)
 static void t_async(const struct kc *k)
 {
 	install(SIGUSR1, h_leaf2, 0);
-	around(k, deliver_from_thread, h_leaf2);
+	around(k, deliver_from_thread, 1);
 }
 
 /* CMP mode: the handler's comparisons are not recorded either. */
@@ -274,7 +268,7 @@ static void raise_urg(void)
 
 static void t_installed_early(const struct kc *k)
 {
-	around(k, raise_urg, h_leaf2);
+	around(k, raise_urg, 1);
 }
 
 /* A handler that leaves with siglongjmp never returns to the runtime:
