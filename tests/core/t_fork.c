@@ -257,8 +257,10 @@ static void send_fd(int sock, int fd)
 	struct iovec iov = { &c, 1 };
 	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
 			    .msg_control = ctl, .msg_controllen = sizeof(ctl) };
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+	struct cmsghdr *cm;
 
+	memset(ctl, 0, sizeof(ctl));
+	cm = CMSG_FIRSTHDR(&m);
 	cm->cmsg_level = SOL_SOCKET;
 	cm->cmsg_type = SCM_RIGHTS;
 	cm->cmsg_len = CMSG_LEN(sizeof(int));
