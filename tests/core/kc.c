@@ -295,7 +295,7 @@ static const void *fn_of(uint64_t pc)
 void expect_ret_addr(uint64_t pc, const void *fn, const void *cb)
 {
 	const uint8_t *p = (const uint8_t *)(uintptr_t)pc;
-	int32_t rel;
+	int32_t rel = 0;
 
 	if (pc < (uintptr_t)__start_ukcov_targets ||
 	    pc >= (uintptr_t)__stop_ukcov_targets)

@@ -480,7 +480,8 @@ static void t_remote_not_served(const struct kc *k)
 
 	switch (k->f->id) {
 	case UKCOV_LINUX:
-		arg[0] = 0 | ((uint64_t)KC_ENTRIES << 32);
+		/* trace_mode KCOV_TRACE_PC (0), area_size KC_ENTRIES */
+		arg[0] = (uint64_t)KC_ENTRIES << 32;
 		CHECK_ERR(kc_req(k, fd, 0x40186366UL, (unsigned long)arg),
 			  ENOTTY);
 		break;

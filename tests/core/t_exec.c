@@ -89,13 +89,14 @@ static void *enable_and_exec(void *p)
 {
 	struct exec_args *e = p;
 	char a[4][16];
-	int fd = e->fd, arg_fd = e->fd;
+	int fd = e->fd, arg_fd = -1;
 
 	if (e->how == EXEC_CLOEXEC) {
 		fd = fcntl(e->fd, F_DUPFD_CLOEXEC, 500);
 		CHECK_OK(fd);
 		CHECK_OK(close(e->fd));
-		arg_fd = -1;
+	} else {
+		arg_fd = fd;
 	}
 	kc_enable_ok(e->k, fd, 0);
 	target_leaf();			/* before the exec */

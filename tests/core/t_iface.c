@@ -50,14 +50,15 @@ static void t_not_a_descriptor(const struct kc *k)
  * fd survives exec (no FD_CLOEXEC). */
 static void t_open_flavors(const struct kc *k)
 {
-	int fl, fd;
+	int fl;
 
 	(void)k;
 	CHECK_ERR(ukcov_open(0), EINVAL);
 	CHECK_ERR(ukcov_open(5), EINVAL);
 	CHECK_ERR(ukcov_open(-1), EINVAL);
 	for (fl = 0; fl < FL_COUNT; fl++) {
-		fd = ukcov_open(flavors[fl].id);
+		int fd = ukcov_open(flavors[fl].id);
+
 		CHECK_OK(fd);
 		CHECK_EQ(ukcov_flavor(fd), flavors[fl].id);
 		CHECK_EQ(fcntl(fd, F_GETFD) & FD_CLOEXEC, 0);

@@ -150,6 +150,7 @@ static void t_openbsd(const struct kc *k)
 	map_refused(fd513, 8192, RW, 0, EINVAL);
 	map_refused(fd513, 4096, RW, 4096, EINVAL);
 	a = map_ok(fd513, 4096, RW, 0);
+	CHECK_EQ(a[0], 0);
 	kc_setbuf_ok(k, fd514, 514);
 	map_refused(fd514, 12288, RW, 0, EINVAL);
 	map_refused(fd514, 4096, RW, 8192, EINVAL);
