@@ -85,8 +85,11 @@ void ukcov__takeover_scan(void)
 	 * last-close rule. */
 	for (int i = 0; i < ncarriers; i++)
 		ukcov__close_desc_fd(carriers[i]);
-	if (armed)
+	if (armed) {
 		ukcov__modules_snapshot();
+		ukcov__follow_setup(__ukcov_thread.mode,
+				    __ukcov_thread.owned->cb->entries);
+	}
 }
 
 __attribute__((constructor(101))) static void ukcov_init(void)

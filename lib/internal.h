@@ -121,6 +121,9 @@ struct ukcov_thread {
 	int sig_depth;			/* nesting of signal handlers */
 	uintptr_t sig_frames[8];	/* trampoline frames, for siglongjmp */
 	int registered;			/* on the process's thread list */
+	uint64_t *follow_area;		/* private buffer (ukcov run --threads all) */
+	uint64_t follow_entries;
+	uint64_t follow_drops;
 	pid_t tid;
 	struct ukcov_thread *next;
 	struct ukcov_thread *prev;
@@ -225,6 +228,15 @@ void ukcov__exec_prepare(void);
 void ukcov__exec_failed(void);
 void ukcov__takeover_scan(void);
 int ukcov__close_desc_fd(int fd);
+
+/* ---- follow.c: every thread of a traced program (ukcov run
+ * --threads all) records into a private buffer flushed to a file ---- */
+#define UKCOV_FOLLOW_MAGIC 0x726874766f636b75ULL	/* "ukcovthr" */
+void ukcov__follow_setup(int mode, uint64_t entries);
+void ukcov__follow_flush_locked(struct ukcov_thread *t, int unmap);
+void ukcov__follow_after_fork_child(void);
+void ukcov__thread_follow_arm(struct ukcov_thread *t, uint64_t *area,
+			      uint64_t entries, int mode);
 
 /* ---- signals.c ---- */
 void ukcov__signals_after_fork_child(void);

@@ -12,6 +12,8 @@
 
 LIB_SRCS  := $(filter-out lib/callbacks.c,$(wildcard lib/*.c))
 LIB_OBJS  := $(patsubst lib/%.c,$(B)/lib/%.o,$(LIB_SRCS))
+# follow.c interposes pthread_create only in the shared runtime.
+SO_OBJS   := $(patsubst $(B)/lib/follow.o,$(B)/lib/follow-shared.o,$(LIB_OBJS))
 CB_OBJS   := $(B)/lib/callbacks.o
 LIB_HDRS  := $(wildcard include/ukcov/*.h include/ukcov/*/*.h lib/*.h)
 
@@ -31,10 +33,14 @@ $(B)/lib/callbacks-only.o: lib/callbacks.c $(LIB_HDRS) | $(B)
 $(B)/libukcov_cb.a: $(B)/lib/callbacks-only.o
 	rm -f $@ && ar rcs $@ $^
 
-$(B)/libukcov.so.$(VERSION): $(LIB_OBJS) $(CB_OBJS) lib/libukcov.map
+$(B)/lib/follow-shared.o: lib/follow.c $(LIB_HDRS) | $(B)
+	@mkdir -p $(dir $@)
+	$(CC) $(LIB_CFLAGS) -DUKCOV_SHARED_RUNTIME -c $< -o $@
+
+$(B)/libukcov.so.$(VERSION): $(SO_OBJS) $(CB_OBJS) lib/libukcov.map
 	$(CC) -shared -Wl,-soname,libukcov.so.$(SOMAJOR) \
 	    -Wl,--version-script=lib/libukcov.map -Wl,-z,now \
-	    $(LIB_OBJS) $(CB_OBJS) $(LIB_LDLIBS) -o $@
+	    $(SO_OBJS) $(CB_OBJS) $(LIB_LDLIBS) -o $@
 
 $(B)/libukcov.so.$(SOMAJOR): $(B)/libukcov.so.$(VERSION)
 	ln -sf libukcov.so.$(VERSION) $@

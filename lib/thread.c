@@ -71,12 +71,13 @@ void ukcov__thread_rearm_hot(struct ukcov_thread *t)
 {
 	struct ukcov_desc *d = t->owned;
 	uint64_t *pc = NULL, *cmp = NULL;
+	uint64_t *buf = d ? d->buf : t->follow_area;
 
-	if (d && t->sig_depth == 0 && d->buf) {
+	if (buf && t->sig_depth == 0) {
 		if (t->mode == UKCOV_MODE_PC)
-			pc = d->buf;
+			pc = buf;
 		else if (t->mode == UKCOV_MODE_CMP)
-			cmp = d->buf;
+			cmp = buf;
 	}
 	__atomic_store_n(&t->pc_area, pc, __ATOMIC_RELEASE);
 	__atomic_store_n(&t->cmp_area, cmp, __ATOMIC_RELEASE);
@@ -130,6 +131,24 @@ void ukcov__thread_arm(struct ukcov_thread *t, struct ukcov_desc *d,
 	ukcov__thread_rearm_hot(t);
 }
 
+/* A thread of a program traced with "ukcov run --threads all": it owns
+ * no descriptor, it records into its own buffer (follow.c). */
+void ukcov__thread_follow_arm(struct ukcov_thread *t, uint64_t *area,
+			      uint64_t entries, int mode)
+{
+	pthread_mutex_lock(&ukcov__proc_lock);
+	t->follow_area = area;
+	t->follow_entries = entries;
+	t->follow_drops = 0;
+	t->mode = mode;
+	t->drops = &t->follow_drops;
+	t->pc_cap = entries - 1;
+	t->cmp_cap = (entries - 1) / 4;
+	thread_register_locked(t);
+	ukcov__thread_rearm_hot(t);
+	pthread_mutex_unlock(&ukcov__proc_lock);
+}
+
 /* Called with ukcov__proc_lock held. */
 void ukcov__thread_disarm(struct ukcov_thread *t)
 {
@@ -181,6 +200,8 @@ static void thread_exit_release(struct ukcov_thread *t)
 		ukcov__cb_unlock(d->cb);
 	}
 	ukcov__thread_disarm(t);
+	if (t->follow_area)
+		ukcov__follow_flush_locked(t, 1);
 	thread_unregister_locked(t);
 }
 
@@ -219,6 +240,10 @@ static void process_exit_handler(void)
 	for (t = thread_list; t; t = t->next) {
 		__atomic_store_n(&t->pc_area, NULL, __ATOMIC_RELEASE);
 		__atomic_store_n(&t->cmp_area, NULL, __ATOMIC_RELEASE);
+		/* Other threads run on until exit_group: keep their buffers
+		 * mapped, save what they recorded so far. */
+		if (t->follow_area)
+			ukcov__follow_flush_locked(t, 0);
 	}
 	ukcov__fdtab_for_each_locked(release_desc_at_exit);
 	pthread_mutex_unlock(&ukcov__proc_lock);
@@ -248,8 +273,10 @@ static void fork_child(void)
 	t->mode = UKCOV_MODE_NONE;
 	t->sig_depth = 0;
 	t->registered = 0;
+	t->follow_area = NULL;	/* the copy stays mapped, unused */
 	thread_list = NULL;
 	ukcov__fdtab_after_fork_child();
+	ukcov__follow_after_fork_child();
 	ukcov__signals_after_fork_child();
 	pthread_mutex_init(&ukcov__proc_lock, NULL);
 }

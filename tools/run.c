@@ -267,9 +267,23 @@ struct session {
 	size_t words;
 	bool cmp;
 	char modules[64];	/* the UKCOV_MODULES file */
+	bool all_threads;	/* --threads all */
+	char threads[64];	/* the UKCOV_THREADS_OUT file */
+	char *tbuf;		/* its content */
+	struct thread_block *blocks;
+	size_t nblocks;
+	bool followed;		/* the runtime wrote its setup block */
 	pid_t pid;
 	int status;
 	uint64_t dropped;
+};
+
+/* One thread's records from the UKCOV_THREADS_OUT file (lib/follow.c). */
+#define UKCOV_THREADS_MAGIC 0x726874766f636b75ULL	/* "ukcovthr" */
+struct thread_block {
+	uint64_t tid;
+	const uint64_t *recs;
+	size_t count;
 };
 
 static int open_descriptor(struct session *s, unsigned long size)
@@ -297,6 +311,10 @@ static int open_descriptor(struct session *s, unsigned long size)
 static void child(struct session *s, char **argv)
 {
 	setenv("UKCOV_MODULES", s->modules, 1);
+	if (s->all_threads)
+		setenv("UKCOV_THREADS_OUT", s->threads, 1);
+	else
+		unsetenv("UKCOV_THREADS_OUT");
 	if (s->rt.ioctl(s->fd, KCOV_ENABLE,
 			s->cmp ? KCOV_TRACE_CMP : KCOV_TRACE_PC) < 0) {
 		fprintf(stderr, "ukcov: error: KCOV_ENABLE: %s\n",
@@ -308,19 +326,30 @@ static void child(struct session *s, char **argv)
 	_exit(127);
 }
 
-static int launch(struct session *s, char **argv)
+/* An empty temporary file for the child to append to. */
+static int make_temp(char *path, size_t size, const char *what)
 {
 	const char *tmp = getenv("TMPDIR");
-	int mfd;
+	int fd;
 
-	snprintf(s->modules, sizeof(s->modules), "%.40s/ukcov-mod-XXXXXX",
-		 tmp && *tmp ? tmp : "/tmp");
-	mfd = mkstemp(s->modules);
-	if (mfd < 0) {
-		msg_error("%s: %s", s->modules, strerror(errno));
+	snprintf(path, size, "%.40s/ukcov-%s-XXXXXX",
+		 tmp && *tmp ? tmp : "/tmp", what);
+	fd = mkstemp(path);
+	if (fd < 0) {
+		msg_error("%s: %s", path, strerror(errno));
+		path[0] = '\0';
 		return EXIT_DATA;
 	}
-	close(mfd);
+	close(fd);
+	return 0;
+}
+
+static int launch(struct session *s, char **argv)
+{
+	if (make_temp(s->modules, sizeof(s->modules), "mod") ||
+	    (s->all_threads &&
+	     make_temp(s->threads, sizeof(s->threads), "thr")))
+		return EXIT_DATA;
 	fflush(NULL);
 	s->pid = fork();
 	if (s->pid < 0) {
@@ -338,17 +367,61 @@ static int launch(struct session *s, char **argv)
 	return 0;
 }
 
-/* Records -> dump: PCs (unique, per module) or CMP records (in order). */
-static size_t collect_records(struct session *s, struct dump *d,
-			      struct pcvec *unknown)
+/* The thread blocks lib/follow.c appended: a 6-word header {magic,
+ * tid, mode, count, dropped, 0} and count records.  The first block
+ * (tid 0, no records) says the runtime followed the threads. */
+static int load_thread_blocks(struct session *s)
 {
-	uint64_t count = __atomic_load_n(&s->area[0], __ATOMIC_ACQUIRE);
-	size_t rec = s->cmp ? 4 : 1, max = (s->words - 1) / rec;
+	size_t len, off = 0, rec = s->cmp ? 4 : 1;
+	int r = read_whole_file(s->threads, &s->tbuf, &len);
 
-	if (count > max)	/* the program may scribble on the buffer */
-		count = max;
+	if (r < 0) {
+		msg_error("%s: %s", s->threads, strerror(-r));
+		return -1;
+	}
+	while (len - off >= 48) {
+		const uint64_t *h = (const void *)(s->tbuf + off);
+		size_t bytes;
+
+		if (h[0] != UKCOV_THREADS_MAGIC || h[2] != (s->cmp ? 2u : 1u) ||
+		    h[3] > (len - off - 48) / (rec * 8)) {
+			msg_error("%s: corrupt thread block at byte %zu",
+				  s->threads, off);
+			return -1;
+		}
+		bytes = 48 + h[3] * rec * 8;
+		if (h[1] == 0) {
+			s->followed = true;
+		} else {
+			s->blocks = xrealloc(s->blocks, (s->nblocks + 1) *
+					     sizeof(*s->blocks));
+			s->blocks[s->nblocks++] = (struct thread_block){
+				h[1], h + 6, h[3] };
+			s->dropped += h[4];
+		}
+		off += bytes;
+	}
+	if (off != len) {
+		msg_error("%s: truncated thread block at byte %zu", s->threads,
+			  off);
+		return -1;
+	}
+	if (!s->followed)
+		msg_warn("the program's runtime did not follow its threads: "
+			 "only the main thread was traced (link it with "
+			 "-lukcov, not libukcov.a)");
+	return 0;
+}
+
+/* Records -> dump: PCs (unique, per module) or CMP records (in order). */
+static void add_records(const struct session *s, struct dump *d,
+			struct pcvec *unknown, const uint64_t *recs,
+			size_t count)
+{
+	size_t rec = s->cmp ? 4 : 1;
+
 	for (size_t i = 0; i < count; i++) {
-		const uint64_t *r = &s->area[1 + i * rec];
+		const uint64_t *r = &recs[i * rec];
 		uint64_t pc = (s->cmp ? r[3] : r[0]) - 1;
 		int m = dump_find_module(d, pc);
 		uint64_t off = m < 0 ? pc : pc - d->mods[m].bias;
@@ -366,10 +439,28 @@ static size_t collect_records(struct session *s, struct dump *d,
 			pcvec_push(&d->mods[m].pcs, off);
 		}
 	}
+}
+
+/* The main thread's buffer, then every followed thread's records. */
+static size_t collect_records(struct session *s, struct dump *d,
+			      struct pcvec *unknown)
+{
+	uint64_t count = __atomic_load_n(&s->area[0], __ATOMIC_ACQUIRE);
+	size_t max = (s->words - 1) / (s->cmp ? 4 : 1), total;
+
+	if (count > max)	/* the program may scribble on the buffer */
+		count = max;
+	add_records(s, d, unknown, s->area + 1, count);
+	total = count;
+	for (size_t b = 0; b < s->nblocks; b++) {
+		add_records(s, d, unknown, s->blocks[b].recs,
+			    s->blocks[b].count);
+		total += s->blocks[b].count;
+	}
 	for (size_t i = 0; i < d->nmods; i++)
 		pcvec_sort_unique(&d->mods[i].pcs, false);
 	pcvec_sort_unique(unknown, false);
-	return count;
+	return total;
 }
 
 void dump_print_symbolized(const struct dump *d, const struct pcvec *unknown,
@@ -390,11 +481,11 @@ void dump_print_symbolized(const struct dump *d, const struct pcvec *unknown,
 	printer_free(&p);
 }
 
-static void print_raw(const struct session *s, size_t count,
-		      struct strbuf *sb)
+static void print_raw_records(const struct session *s, const uint64_t *recs,
+			      size_t count, struct strbuf *sb)
 {
 	for (size_t i = 0; i < count; i++) {
-		const uint64_t *r = &s->area[1 + i * (s->cmp ? 4 : 1)];
+		const uint64_t *r = &recs[i * (s->cmp ? 4 : 1)];
 
 		if (s->cmp)
 			sb_printf(sb, "0x%llx 0x%llx 0x%llx 0x%llx\n",
@@ -404,6 +495,21 @@ static void print_raw(const struct session *s, size_t count,
 				  (unsigned long long)r[3]);
 		else
 			sb_printf(sb, "0x%llx\n", (unsigned long long)r[0]);
+	}
+}
+
+/* The raw trace: the main thread's records, then each followed
+ * thread's under a "# thread TID" line. */
+static void print_raw(const struct session *s, struct strbuf *sb)
+{
+	uint64_t count = __atomic_load_n(&s->area[0], __ATOMIC_ACQUIRE);
+	size_t max = (s->words - 1) / (s->cmp ? 4 : 1);
+
+	print_raw_records(s, s->area + 1, count < max ? count : max, sb);
+	for (size_t b = 0; b < s->nblocks; b++) {
+		sb_printf(sb, "# thread %llu\n",
+			  (unsigned long long)s->blocks[b].tid);
+		print_raw_records(s, s->blocks[b].recs, s->blocks[b].count, sb);
 	}
 }
 
@@ -429,12 +535,7 @@ static int child_status(const struct session *s, const char *prog,
 
 static int run_checks(const struct options *o, bool *cmp)
 {
-	if (!strcmp(o->threads, "all")) {
-		msg_error("--threads all is not supported yet; only the main "
-			  "thread is traced (--threads main)");
-		return EXIT_USAGE;
-	}
-	if (strcmp(o->threads, "main") != 0 ||
+	if ((strcmp(o->threads, "main") && strcmp(o->threads, "all")) ||
 	    (strcmp(o->mode, "pc") && strcmp(o->mode, "cmp"))) {
 		msg_error("run: --mode pc|cmp and --threads main|all");
 		return EXIT_USAGE;
@@ -455,7 +556,8 @@ static int report_run(struct options *o, struct session *s)
 	size_t count;
 	int r = 0, code;
 
-	if (load_modules_file(s->modules, s->pid, &d) < 0)
+	if (load_modules_file(s->modules, s->pid, &d) < 0 ||
+	    (s->all_threads && load_thread_blocks(s) < 0))
 		r = EXIT_DATA;
 	d.cmp = s->cmp;
 	count = collect_records(s, &d, &unknown);
@@ -463,7 +565,7 @@ static int report_run(struct options *o, struct session *s)
 	if (r) {
 		;
 	} else if (o->raw) {
-		print_raw(s, count, &sb);
+		print_raw(s, &sb);
 	} else if (o->output) {
 		char v[64];
 
@@ -488,6 +590,7 @@ int cmd_run(struct options *o)
 	struct session s = { .fd = -1 };
 	int r = run_checks(o, &s.cmp);
 
+	s.all_threads = !r && !strcmp(o->threads, "all");
 	if (!r && load_runtime(&s.rt) < 0)
 		r = EXIT_DATA;
 	if (!r)
@@ -498,5 +601,9 @@ int cmd_run(struct options *o)
 		r = report_run(o, &s);
 	if (s.modules[0])
 		unlink(s.modules);
+	if (s.threads[0])
+		unlink(s.threads);
+	free(s.tbuf);
+	free(s.blocks);
 	return r;
 }

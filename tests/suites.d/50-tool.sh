@@ -151,7 +151,18 @@ ukcov: error: no valid coverage files given (need a binary with its .sancov file
 else
 	bad "ukcov run (runtime takeover)" run.err
 fi
-expect "--threads all is not supported yet" 2 "ukcov: error: --threads all is not supported yet; only the main thread is traced (--threads main)" "$U" run --threads all -- true
+# --threads all: every thread's records, not only the main thread's.
+(cd "$T" && "$CC_W" -O0 "$SRC/threads.c" -lpthread -o threads &&
+	cc -g -O0 -fsanitize-coverage=trace-pc "$SRC/threads.c" "$TOP/$B/libukcov.a" -lpthread -o threads_static) >"$T/out" 2>&1 || bad "threads fixture builds" "$T/out"
+(cd "$T" && "$U" run --threads all -o all.dump -- ./threads && "$U" covered-functions all.dump threads) >"$T/all.txt" 2>"$T/all.err"
+grep -q ' worker_a$' "$T/all.txt" && grep -q ' worker_b$' "$T/all.txt" && grep -q ' worker_c$' "$T/all.txt" && grep -q ' main_only$' "$T/all.txt" && ok "run --threads all covers every thread" || bad "run --threads all" "$T/all.err"
+(cd "$T" && "$U" run -o main.dump -- ./threads && "$U" covered-functions main.dump threads) >"$T/main.txt" 2>/dev/null
+grep -q ' main_only$' "$T/main.txt" && ! grep -q ' worker_' "$T/main.txt" && ok "run --threads main covers only the main thread" || bad "run --threads main" "$T/main.txt"
+(cd "$T" && "$U" run --threads all --raw -- ./threads) >"$T/raw.txt" 2>/dev/null
+[ "$(grep -c '^# thread [1-9][0-9]*$' "$T/raw.txt")" = 3 ] && ok "run --threads all --raw: one block per thread" || bad "run --threads all --raw" "$T/raw.txt"
+expect "--threads all with the static runtime says so" 0 "ukcov: warning: the program's runtime did not follow its threads: only the main thread was traced (link it with -lukcov, not libukcov.a)
+ukcov: ./threads_static exited with status 0; $( (cd "$T" && "$U" run -- ./threads_static 2>&1 >/dev/null) | sed 's/.*status 0; //')" "$U" run --threads all -o /dev/null -- ./threads_static
+expect "--threads other" 2 "ukcov: error: run: --mode pc|cmp and --threads main|all" "$U" run --threads some -- true
 
 # ---- rawunpack (sancov.py's coverage_direct pair) --------------------------
 python3 - <<'EOF'

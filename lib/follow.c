@@ -1,0 +1,170 @@
+/*
+ * lib/follow.c -- "ukcov run --threads all": every thread of the traced
+ * program records too.
+ *
+ * A kcov descriptor belongs to one thread, so the threads the program
+ * creates cannot share the inherited one.  When the runtime takes over
+ * a descriptor at exec and UKCOV_THREADS_OUT names a file, each new
+ * thread gets a private buffer of the same size and mode (the way
+ * Linux's remote sections collect into private areas); at thread exit,
+ * and at process exit for threads still running, the buffer is appended
+ * to that file as one block:
+ *
+ *	u64 UKCOV_FOLLOW_MAGIC, tid, mode (1 pc, 2 cmp), count, dropped, 0
+ *	count records (1 or 4 u64 each)
+ *
+ * A block with tid 0 and count 0 is written at setup, so the tool can
+ * tell "no threads" from "this runtime cannot follow threads".  New
+ * threads are seen through pthread_create, which only the shared
+ * runtime interposes: libukcov.a is also linked into fully static
+ * programs, where glibc's own pthread_create cannot be reached.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+static struct {
+	int active;		/* this process follows its threads */
+	int mode;		/* UKCOV_MODE_PC or UKCOV_MODE_CMP */
+	uint64_t entries;
+	char path[PATH_MAX];
+} follow;
+
+static size_t area_bytes(uint64_t entries)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+	return ((size_t)entries * 8 + page - 1) & ~(page - 1);
+}
+
+static int write_all(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+
+	while (n > 0) {
+		ssize_t w = write(fd, c, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		c += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static void write_block(pid_t tid, int mode, const uint64_t *recs,
+			uint64_t count, uint64_t dropped)
+{
+	uint64_t head[6] = { UKCOV_FOLLOW_MAGIC, (uint64_t)tid,
+			     mode == UKCOV_MODE_CMP ? 2 : 1, count, dropped, 0 };
+	size_t words = mode == UKCOV_MODE_CMP ? 4 : 1;
+	int fd = ukcov__real_open(follow.path,
+				  O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC,
+				  0600);
+
+	if (fd < 0)
+		return;
+	if (write_all(fd, head, sizeof(head)) == 0 && count)
+		write_all(fd, recs, count * words * 8);
+	ukcov__real_close(fd);
+}
+
+/* Called after an exec takeover armed the main thread. */
+void ukcov__follow_setup(int mode, uint64_t entries)
+{
+	const char *path = getenv("UKCOV_THREADS_OUT");
+
+	if (!path || !*path || strlen(path) >= sizeof(follow.path) ||
+	    (mode != UKCOV_MODE_PC && mode != UKCOV_MODE_CMP) || entries < 2)
+		return;
+	strcpy(follow.path, path);
+	follow.mode = mode;
+	follow.entries = entries;
+#ifdef UKCOV_SHARED_RUNTIME
+	follow.active = 1;
+	write_block(0, mode, NULL, 0, 0);
+#endif
+}
+
+/* Append what t recorded; with unmap, t is done (thread exit).
+ * Called with ukcov__proc_lock held, which keeps blocks whole. */
+void ukcov__follow_flush_locked(struct ukcov_thread *t, int unmap)
+{
+	uint64_t *area = t->follow_area;
+	uint64_t cap = t->mode == UKCOV_MODE_CMP ? (t->follow_entries - 1) / 4
+						 : t->follow_entries - 1;
+	uint64_t n = __atomic_load_n(&area[0], __ATOMIC_ACQUIRE);
+
+	write_block(t->tid, t->mode, area + 1, n < cap ? n : cap,
+		    __atomic_load_n(&t->follow_drops, __ATOMIC_RELAXED));
+	if (!unmap) {
+		/* Saved once: what comes later is lost with exit_group. */
+		t->follow_area = NULL;
+		return;
+	}
+	__atomic_store_n(&t->pc_area, NULL, __ATOMIC_RELEASE);
+	__atomic_store_n(&t->cmp_area, NULL, __ATOMIC_RELEASE);
+	t->follow_area = NULL;
+	t->mode = UKCOV_MODE_NONE;
+	munmap(area, area_bytes(t->follow_entries));
+}
+
+void ukcov__follow_after_fork_child(void)
+{
+	follow.active = 0;	/* a child is not the traced program */
+}
+
+#ifdef UKCOV_SHARED_RUNTIME
+struct follow_start {
+	void *(*fn)(void *);
+	void *arg;
+};
+
+static void *follow_thread_start(void *p)
+{
+	struct follow_start s = *(struct follow_start *)p;
+	void *area;
+
+	free(p);
+	area = mmap(NULL, area_bytes(follow.entries), PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (area != MAP_FAILED)
+		ukcov__thread_follow_arm(&__ukcov_thread, area,
+					 follow.entries, follow.mode);
+	return s.fn(s.arg);
+}
+
+typedef int (*pthread_create_fn)(pthread_t *, const pthread_attr_t *,
+				 void *(*)(void *), void *);
+
+UKCOV_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
+				void *(*fn)(void *), void *arg)
+{
+	static pthread_create_fn real;
+	struct follow_start *s;
+	int rc;
+
+	if (!real)
+		real = (pthread_create_fn)dlsym(RTLD_NEXT, "pthread_create");
+	if (!real)
+		return ENOSYS;
+	if (!follow.active || !(s = malloc(sizeof(*s))))
+		return real(th, attr, fn, arg);
+	s->fn = fn;
+	s->arg = arg;
+	rc = real(th, attr, follow_thread_start, s);
+	if (rc)
+		free(s);
+	return rc;
+}
+#endif
