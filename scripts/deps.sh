@@ -11,6 +11,8 @@ for p in $PKGS; do
     dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q "install ok installed" ||
         missing="$missing $p"
 done
+# Commands that may come from elsewhere (python3 from pyenv, say).
+command -v python3 >/dev/null 2>&1 || missing="$missing python3"
 [ -z "$missing" ] && exit 0
 
 if [ "$(id -u)" -ne 0 ]; then
