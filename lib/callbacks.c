@@ -52,7 +52,11 @@ CALLBACK void __sanitizer_cov_trace_pc(void)
 	uint64_t *area = __atomic_load_n(&t->pc_area, __ATOMIC_RELAXED);
 	uint64_t n;
 
-	if (likely(area == NULL))
+	/* "unlikely" although tracing is off far more often: it keeps the
+	 * recording path the fall-through, so a tracing thread takes no
+	 * extra branch per call, while the off path's one taken branch
+	 * costs nothing next to the call (docs/PERFORMANCE.md, Analysis). */
+	if (unlikely(area == NULL))
 		return;
 	n = __atomic_load_n(&area[0], __ATOMIC_RELAXED);
 	if (likely(n < t->pc_cap)) {
@@ -89,7 +93,7 @@ trace_cmp(uint64_t type, uint64_t arg1, uint64_t arg2, uint64_t pc)
 	struct ukcov_thread *t = &__ukcov_thread;
 	uint64_t *area = __atomic_load_n(&t->cmp_area, __ATOMIC_RELAXED);
 
-	if (likely(area == NULL))
+	if (unlikely(area == NULL))	/* see __sanitizer_cov_trace_pc */
 		return;
 	cmp_record(t, area, type, arg1, arg2, pc);
 }
@@ -172,18 +176,33 @@ static __attribute__((noinline)) void
 trace_switch_records(struct ukcov_thread *t, uint64_t *area, uint64_t val,
 		     const uint64_t *cases, uint64_t pc)
 {
-	uint64_t type, mask, i;
+	uint64_t type, mask, i, n, room, k;
 
 	switch (cases[1]) {
-	case 8:  type = SZ(0); mask = 0xffULL; break;
-	case 16: type = SZ(1); mask = 0xffffULL; break;
-	case 32: type = SZ(2); mask = 0xffffffffULL; break;
-	case 64: type = SZ(3); mask = ~0ULL; break;
+	case 8:  type = SZ(0) | CONST; mask = 0xffULL; break;
+	case 16: type = SZ(1) | CONST; mask = 0xffffULL; break;
+	case 32: type = SZ(2) | CONST; mask = 0xffffffffULL; break;
+	case 64: type = SZ(3) | CONST; mask = ~0ULL; break;
 	default: return;
 	}
-	for (i = 0; i < cases[0]; i++)
-		cmp_record(t, area, type | CONST, cases[i + 2] & mask,
-			   val & mask, pc);
+	/* Measure the room once: the records that fit are written and
+	 * published together, the rest are counted as dropped in one go
+	 * (a full buffer would otherwise pay a drop per case). */
+	n = __atomic_load_n(&area[0], __ATOMIC_RELAXED);
+	room = n < t->cmp_cap ? t->cmp_cap - n : 0;
+	k = cases[0] < room ? cases[0] : room;
+	for (i = 0; i < k; i++) {
+		uint64_t *rec = &area[1 + (n + i) * 4];
+
+		rec[0] = type;
+		rec[1] = cases[i + 2] & mask;
+		rec[2] = val & mask;
+		rec[3] = pc;
+	}
+	if (k)
+		__atomic_store_n(&area[0], n + k, __ATOMIC_RELEASE);
+	if (cases[0] > k)
+		count_drop(t, cases[0] - k);
 }
 
 CALLBACK void __sanitizer_cov_trace_switch(uint64_t val, uint64_t *cases)
@@ -193,7 +212,7 @@ CALLBACK void __sanitizer_cov_trace_switch(uint64_t val, uint64_t *cases)
 
 	/* Check "tracing?" once, before the per-case loop: sqlite's VDBE
 	 * switch has ~118 cases (reference/perf.md: 5.8x vs 3.3x). */
-	if (likely(area == NULL))
+	if (unlikely(area == NULL))
 		return;
 	trace_switch_records(t, area, val, cases, RET_IP());
 }

@@ -23,12 +23,20 @@ $(B)/lib/%.o: lib/%.c $(LIB_HDRS) | $(B)
 	@mkdir -p $(dir $@)
 	$(CC) $(LIB_CFLAGS) -c $< -o $@
 
+# The callbacks start on a cache line, so their recording path never
+# straddles one wherever the linker places them (docs/PERFORMANCE.md).
+CB_CFLAGS := -falign-functions=64
+
+$(B)/lib/callbacks.o: lib/callbacks.c $(LIB_HDRS) | $(B)
+	@mkdir -p $(dir $@)
+	$(CC) $(LIB_CFLAGS) $(CB_CFLAGS) -c $< -o $@
+
 $(B)/libukcov.a: $(LIB_OBJS) $(CB_OBJS)
 	rm -f $@ && ar rcs $@ $^
 
 $(B)/lib/callbacks-only.o: lib/callbacks.c $(LIB_HDRS) | $(B)
 	@mkdir -p $(dir $@)
-	$(CC) $(LIB_CFLAGS) -DUKCOV_CALLBACKS_ONLY -c $< -o $@
+	$(CC) $(LIB_CFLAGS) $(CB_CFLAGS) -DUKCOV_CALLBACKS_ONLY -c $< -o $@
 
 $(B)/libukcov_cb.a: $(B)/lib/callbacks-only.o
 	rm -f $@ && ar rcs $@ $^
