@@ -1,8 +1,8 @@
 # bench/bench.mk -- "make bench": the benchmark (see bench/README.md).
 # Included by the top-level Makefile; honours its build directory $(B).
 #
-#   make bench                  full run (~15 min on 2 cores, builds cached)
-#   make bench BENCH_QUICK=1    quick run (fewer rounds, smaller scales)
+#   make bench                  full run (~17 min on 2 cores, builds cached)
+#   make bench BENCH_QUICK=1    quick run (3 rounds, smaller scales, ~2 min)
 #   make bench-build            fetch and build only
 #   make bench-ubench           the micro-benchmark only
 #   make bench-report           reprint the last results
