@@ -161,7 +161,7 @@ static void wait_child(pid_t pid, const struct opts *o, struct buffer *b,
 {
 	const struct timespec tick = { 0, 100000 };
 	uint64_t cap = o->mode == KCOV_TRACE_CMP ? (o->words - 1) / 4 : o->words - 1;
-	uint64_t n, last = 0;
+	uint64_t last = 0;
 
 	if (!o->reset || !b->area) {
 		while (wait4(pid, status, 0, ru) < 0)
@@ -171,6 +171,7 @@ static void wait_child(pid_t pid, const struct opts *o, struct buffer *b,
 	}
 	for (;;) {
 		pid_t r = wait4(pid, status, WNOHANG, ru);
+		uint64_t n;
 
 		if (r == pid)
 			return;

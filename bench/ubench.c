@@ -58,8 +58,8 @@ void __sanitizer_cov_trace_switch(uint64_t val, uint64_t *cases);
 struct mode {
 	const char *name;
 	void (*body)(long iter, uint64_t *area, uint64_t limit);
-	int trace;		/* -1: off, else TRACE_PC / TRACE_CMP */
 	size_t words;		/* buffer size */
+	int trace;		/* -1: off, else TRACE_PC / TRACE_CMP */
 	int reset;		/* reset word 0 when fewer than 64 records are left */
 };
 
@@ -77,6 +77,8 @@ static double now(void)
 #define X8(c) c c c c c c c c
 #define X64(c) X8(X8(c))
 
+/* 64 call sites in a row make these long on purpose. */
+/* NOLINTNEXTLINE(readability-function-size) */
 static void body_pc(long iter, uint64_t *area, uint64_t limit)
 {
 	for (long i = 0; i < iter; i++) {
@@ -86,6 +88,7 @@ static void body_pc(long iter, uint64_t *area, uint64_t limit)
 	}
 }
 
+/* NOLINTNEXTLINE(readability-function-size) */
 static void body_cmp(long iter, uint64_t *area, uint64_t limit)
 {
 	for (long i = 0; i < iter; i++) {
@@ -99,6 +102,7 @@ static void body_cmp(long iter, uint64_t *area, uint64_t limit)
 
 static uint64_t switch_cases[2 + 128];
 
+/* NOLINTNEXTLINE(readability-function-size) */
 static void body_switch(long iter, uint64_t *area, uint64_t limit)
 {
 	for (long i = 0; i < iter; i++) {
@@ -121,14 +125,14 @@ static void body_calib(long iter, uint64_t *area, uint64_t limit)
 }
 
 static const struct mode modes[] = {
-	{ "off", body_pc, -1, 0, 0 },
-	{ "cache", body_pc, TRACE_PC, 32768, 1 },
-	{ "dram", body_pc, TRACE_PC, 8u << 20, 1 },
-	{ "full", body_pc, TRACE_PC, 512, 0 },
-	{ "swoff", body_switch, -1, 0, 0 },
-	{ "cmpoff", body_cmp, -1, 0, 0 },
-	{ "cmp", body_cmp, TRACE_CMP, 32768, 1 },
-	{ "calib", body_calib, -1, 0, 0 },
+	{ "off", body_pc, 0, -1, 0 },
+	{ "cache", body_pc, 32768, TRACE_PC, 1 },
+	{ "dram", body_pc, 8u << 20, TRACE_PC, 1 },
+	{ "full", body_pc, 512, TRACE_PC, 0 },
+	{ "swoff", body_switch, 0, -1, 0 },
+	{ "cmpoff", body_cmp, 0, -1, 0 },
+	{ "cmp", body_cmp, 32768, TRACE_CMP, 1 },
+	{ "calib", body_calib, 0, -1, 0 },
 };
 
 /* Turn tracing on for this thread; returns the buffer (NULL: none). */

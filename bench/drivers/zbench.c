@@ -32,16 +32,13 @@ int main(int argc, char **argv)
 {
 	size_t n = (size_t)(argc > 1 ? atoi(argv[1]) : 8) << 20;
 	static const int levels[] = { 1, 6, 9 };
-	unsigned char *src = malloc(n), *back = malloc(n), *dst;
-	uLong bound, crc, sizes = 0;
+	uLong bound = compressBound(n), crc, sizes = 0;
+	unsigned char *src = malloc(n), *back = malloc(n), *dst = malloc(bound);
 
-	if (!src || !back)
-		return 1;
+	if (!src || !back || !dst)
+		return 1;	/* exit frees them */
 	make_text(src, n);
-	bound = compressBound(n);
 	crc = crc32(0, src, n);
-	if (!(dst = malloc(bound)))
-		return 1;
 	for (int l = 0; l < 3; l++) {
 		uLongf dlen = bound, blen = n;
 
