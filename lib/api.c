@@ -23,7 +23,8 @@ int ukcov__open_desc(int flavor, int cloexec)
 	if (fd < 0)
 		return -1;
 	if (ftruncate(fd, (off_t)UKCOV_FILE_SIZE) != 0 ||
-	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)) {
+	    ukcov__real_fcntl(fd, F_ADD_SEALS,
+			      F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)) {
 		e = errno;
 		goto fail;
 	}

@@ -189,15 +189,6 @@ void ukcov__disable_locked(struct ukcov_desc *d)
 	ukcov__thread_disarm(&__ukcov_thread);
 }
 
-uint64_t ukcov__take_drops_locked(struct ukcov_cb *cb)
-{
-	uint64_t now = __atomic_load_n(&cb->drops, __ATOMIC_RELAXED);
-	uint64_t n = now - cb->drops_read;
-
-	cb->drops_read = now;
-	return n;
-}
-
 struct ukcov_cb *ukcov__cb_map(int fd)
 {
 	void *p = ukcov__real_mmap(NULL, UKCOV_CB_SIZE, PROT_READ | PROT_WRITE,

@@ -162,7 +162,6 @@ void ukcov__disable_locked(struct ukcov_desc *d);
 void ukcov__release_owner_locked(struct ukcov_cb *cb);
 void ukcov__die_locked(struct ukcov_desc *d);
 int ukcov__map_buffer(struct ukcov_desc *d, int fd);
-uint64_t ukcov__take_drops_locked(struct ukcov_cb *cb);
 int ukcov__cb_init(int fd, int flavor);
 struct ukcov_cb *ukcov__cb_map(int fd);
 int ukcov__fd_looks_like_ukcov(int fd);
