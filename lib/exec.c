@@ -195,52 +195,42 @@ static char **gather_args(const char *arg0, va_list ap, size_t *n,
 
 #define EXECL_MAX 4096	/* 32 KiB of stack, as glibc's execl uses */
 
-UKCOV_EXPORT int execl(const char *path, const char *arg, ...)
+enum execl_via { VIA_EXECV, VIA_EXECVP, VIA_EXECVE };
+
+/* The list after arg (and for execle the envp after it) into an argv,
+ * then the v-form, which marks the exec. */
+static int execl_common(enum execl_via via, const char *file, const char *arg,
+			va_list ap)
 {
 	char *store[EXECL_MAX], **argv;
-	va_list ap;
 	size_t n;
 
-	va_start(ap, arg);
 	argv = gather_args(arg, ap, &n, store, EXECL_MAX);
-	va_end(ap);
 	if (!argv) {
 		errno = E2BIG;
 		return -1;
 	}
-	return execv(path, argv);
-}
-
-UKCOV_EXPORT int execlp(const char *file, const char *arg, ...)
-{
-	char *store[EXECL_MAX], **argv;
-	va_list ap;
-	size_t n;
-
-	va_start(ap, arg);
-	argv = gather_args(arg, ap, &n, store, EXECL_MAX);
-	va_end(ap);
-	if (!argv) {
-		errno = E2BIG;
-		return -1;
+	switch (via) {
+	case VIA_EXECV:
+		return execv(file, argv);
+	case VIA_EXECVP:
+		return execvp(file, argv);
+	default:
+		return execve(file, argv, va_arg(ap, char *const *));
 	}
-	return execvp(file, argv);
 }
 
-UKCOV_EXPORT int execle(const char *path, const char *arg, ...)
-{
-	char *store[EXECL_MAX], **argv;
-	char *const *envp;
-	va_list ap;
-	size_t n;
-
-	va_start(ap, arg);
-	argv = gather_args(arg, ap, &n, store, EXECL_MAX);
-	envp = argv ? va_arg(ap, char *const *) : NULL;
-	va_end(ap);
-	if (!argv) {
-		errno = E2BIG;
-		return -1;
+#define EXECL_WRAPPER(name, via)					\
+	UKCOV_EXPORT int name(const char *file, const char *arg, ...)	\
+	{								\
+		va_list ap;						\
+		int rc;							\
+		va_start(ap, arg);					\
+		rc = execl_common(via, file, arg, ap);			\
+		va_end(ap);						\
+		return rc;						\
 	}
-	return execve(path, argv, envp);
-}
+
+EXECL_WRAPPER(execl, VIA_EXECV)
+EXECL_WRAPPER(execlp, VIA_EXECVP)
+EXECL_WRAPPER(execle, VIA_EXECVE)

@@ -315,16 +315,8 @@ UKCOV_EXPORT int fcntl(int fd, int cmd, ...)
 	return fcntl_common(fd, cmd, arg);
 }
 
-UKCOV_EXPORT int fcntl64(int fd, int cmd, ...)
-{
-	unsigned long arg;
-	va_list ap;
-
-	va_start(ap, cmd);
-	arg = va_arg(ap, unsigned long);
-	va_end(ap);
-	return fcntl_common(fd, cmd, arg);
-}
+/* _FILE_OFFSET_BITS=64 programs call fcntl64: the same function. */
+UKCOV_EXPORT int fcntl64(int fd, int cmd, ...) __attribute__((alias("fcntl")));
 
 /* Close the descriptors in [first, last] one by one, so each gets its
  * last-close rule; the caller then closes the rest of the range. */
