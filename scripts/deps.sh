@@ -6,6 +6,16 @@ set -u
 PKGS="gcc make clang-14 llvm-14 clang-tools-14 libclang-rt-14-dev \
 pkgconf binutils libdw-dev libelf-dev libcapstone-dev nettle-dev lcov mandoc manpages-dev"
 
+# clang, sancov and friends under their plain names, where only the -14
+# packages are installed (the plain-name metapackages are not needed).
+link_plain_names() {
+    [ "$(id -u)" -eq 0 ] || return 0
+    for t in clang clang++ sancov llvm-symbolizer; do
+        command -v $t >/dev/null 2>&1 || [ ! -x /usr/lib/llvm-14/bin/$t ] ||
+            ln -sf /usr/lib/llvm-14/bin/$t /usr/local/bin/$t
+    done
+}
+
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q "install ok installed" ||
@@ -13,7 +23,10 @@ for p in $PKGS; do
 done
 # Commands that may come from elsewhere (python3 from pyenv, say).
 command -v python3 >/dev/null 2>&1 || missing="$missing python3"
-[ -z "$missing" ] && exit 0
+if [ -z "$missing" ]; then
+    link_plain_names
+    exit 0
+fi
 
 if [ "$(id -u)" -ne 0 ]; then
     echo "ukcov needs these Debian packages:$missing" >&2
@@ -26,8 +39,5 @@ apt-get update -qq >/dev/null && apt-get install -y -qq $missing >/dev/null || {
     echo "apt-get install failed for:$missing" >&2
     exit 1
 }
-# clang and sancov under their plain names, if only the -14 names exist.
-for t in clang clang++ sancov llvm-symbolizer; do
-    command -v $t >/dev/null 2>&1 || ln -sf /usr/lib/llvm-14/bin/$t /usr/local/bin/$t
-done
+link_plain_names
 exit 0
