@@ -33,6 +33,26 @@ struct ukcov_desc *ukcov__fd_desc(int fd)
 	return __atomic_load_n(&fdmap[fd], __ATOMIC_ACQUIRE);
 }
 
+/* fdmap[fd] goes stale when the fd is closed behind our back (a raw
+ * system call, glibc's internal close after fdopen) and its number is
+ * reused: check that fd still refers to the descriptor's memfd before
+ * treating it as one.  Only fds in the map pay this fstat. */
+struct ukcov_desc *ukcov__fd_desc_checked(int fd)
+{
+	struct ukcov_desc *d = ukcov__fd_desc(fd);
+	struct stat st;
+
+	if (likely(!d))
+		return NULL;
+	if (fstat(fd, &st) == 0 && st.st_dev == d->dev && st.st_ino == d->ino)
+		return d;
+	pthread_mutex_lock(&ukcov__proc_lock);
+	if (ukcov__fd_desc(fd) == d)
+		ukcov__fd_forget_locked(fd);
+	pthread_mutex_unlock(&ukcov__proc_lock);
+	return NULL;
+}
+
 void ukcov__fd_hold(int fd)
 {
 	struct flock fl = {
@@ -115,10 +135,13 @@ struct ukcov_desc *ukcov__fd_register_locked(int fd)
 	struct ukcov_desc *d;
 	struct stat st;
 
-	if ((unsigned)fd < UKCOV_FDMAP_SIZE && fdmap[fd])
-		return fdmap[fd];
 	if (fstat(fd, &st) != 0)
 		return NULL;
+	if ((unsigned)fd < UKCOV_FDMAP_SIZE && fdmap[fd]) {
+		if (fdmap[fd]->dev == st.st_dev && fdmap[fd]->ino == st.st_ino)
+			return fdmap[fd];
+		ukcov__fd_forget_locked(fd);	/* stale: number reused */
+	}
 	d = desc_find_locked(st.st_dev, st.st_ino);
 	if (!d)
 		d = desc_new_locked(fd, &st);
@@ -139,7 +162,7 @@ struct ukcov_desc *ukcov__fd_register_locked(int fd)
  * EBADF or ENOTTY otherwise. */
 struct ukcov_desc *ukcov__fd_lookup(int fd)
 {
-	struct ukcov_desc *d = ukcov__fd_desc(fd);
+	struct ukcov_desc *d = ukcov__fd_desc_checked(fd);
 	int r;
 
 	if (d)
@@ -161,8 +184,10 @@ void ukcov__fd_dup_locked(int oldfd, int newfd)
 {
 	struct ukcov_desc *d = ukcov__fd_desc(oldfd);
 
-	if (!d || (unsigned)newfd >= UKCOV_FDMAP_SIZE || fdmap[newfd])
+	if (!d || (unsigned)newfd >= UKCOV_FDMAP_SIZE || fdmap[newfd] == d)
 		return;
+	if (fdmap[newfd])	/* stale: the kernel just handed out newfd */
+		ukcov__fd_forget_locked(newfd);
 	d->nfds++;
 	if (newfd >= fdmap_end)
 		fdmap_end = newfd + 1;

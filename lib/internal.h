@@ -169,6 +169,7 @@ int ukcov__fd_looks_like_ukcov(int fd);
 /* ---- fdtab.c: which fds of this process are ukcov descriptors ---- */
 #define UKCOV_FDMAP_SIZE 65536
 struct ukcov_desc *ukcov__fd_desc(int fd);	/* lock-free fast lookup */
+struct ukcov_desc *ukcov__fd_desc_checked(int fd); /* ...and not stale */
 struct ukcov_desc *ukcov__fd_lookup(int fd);	/* registers on first sight */
 struct ukcov_desc *ukcov__fd_register_locked(int fd);
 void ukcov__fd_dup_locked(int oldfd, int newfd);

@@ -146,7 +146,7 @@ UKCOV_EXPORT int ioctl(int fd, unsigned long req, ...)
 	va_end(ap);
 	/* An fd this process has not registered (passed over a socket)
 	 * is recognised by its content, but only for kcov requests. */
-	if (ukcov__fd_desc(fd) ||
+	if (ukcov__fd_desc_checked(fd) ||
 	    (unlikely(is_kcov_request(req)) && ukcov__fd_looks_like_ukcov(fd) > 0))
 		return ukcov__do_ioctl(fd, req, arg);
 	return ukcov__real_ioctl(fd, req, arg);
@@ -158,7 +158,7 @@ static void *mmap_common(void *addr, size_t len, int prot, int flags, int fd,
 	struct ukcov_desc *d = NULL;
 
 	if (fd >= 0 && !(flags & MAP_ANONYMOUS)) {
-		d = ukcov__fd_desc(fd);
+		d = ukcov__fd_desc_checked(fd);
 		if (!d && ukcov__fd_looks_like_ukcov(fd) > 0)
 			d = ukcov__fd_lookup(fd);
 	}
@@ -231,7 +231,7 @@ int ukcov__close_desc_fd(int fd)
 
 UKCOV_EXPORT int close(int fd)
 {
-	if (likely(!ukcov__fd_desc(fd)))
+	if (likely(!ukcov__fd_desc(fd)) || !ukcov__fd_desc_checked(fd))
 		return ukcov__real_close(fd);
 	return ukcov__close_desc_fd(fd);
 }
@@ -240,7 +240,7 @@ UKCOV_EXPORT int dup(int fd)
 {
 	int nfd = ukcov__real_dup(fd);
 
-	if (nfd >= 0 && unlikely(ukcov__fd_desc(fd) != NULL)) {
+	if (nfd >= 0 && unlikely(ukcov__fd_desc_checked(fd) != NULL)) {
 		pthread_mutex_lock(&ukcov__proc_lock);
 		ukcov__fd_dup_locked(fd, nfd);
 		pthread_mutex_unlock(&ukcov__proc_lock);
@@ -254,7 +254,8 @@ static int dup_onto(int oldfd, int newfd, int flags)
 	struct ukcov_desc *victim;
 	int rc, e, others = 0;
 
-	if (likely(!ukcov__fd_desc(oldfd) && !ukcov__fd_desc(newfd)))
+	if (likely(!ukcov__fd_desc_checked(oldfd) &&
+		   !ukcov__fd_desc_checked(newfd)))
 		return ukcov__real_dup3(oldfd, newfd, flags);
 	pthread_mutex_lock(&ukcov__proc_lock);
 	victim = oldfd == newfd ? NULL : ukcov__fd_desc(newfd);
@@ -296,7 +297,7 @@ static int fcntl_common(int fd, int cmd, unsigned long arg)
 	int rc = ukcov__real_fcntl(fd, cmd, arg);
 
 	if (rc >= 0 && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) &&
-	    unlikely(ukcov__fd_desc(fd) != NULL)) {
+	    unlikely(ukcov__fd_desc_checked(fd) != NULL)) {
 		pthread_mutex_lock(&ukcov__proc_lock);
 		ukcov__fd_dup_locked(fd, rc);
 		pthread_mutex_unlock(&ukcov__proc_lock);

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <ukcov/kcov.h>
@@ -179,9 +180,40 @@ static void t_undecided_netbsd(const struct kc *k)
 	expect_open_state(nb, fd);
 }
 
+#ifndef CORE_PRELOAD
+/* A descriptor closed behind libukcov's back (a raw close, as glibc's
+ * internal closes are) leaves a stale entry in its fd table; the
+ * number, reused by another file, must behave as that file, and a new
+ * descriptor given the same number must be the new one.  Regression:
+ * the stale entry used to make ioctl/close treat /dev/null as the old
+ * descriptor. */
+static void t_stale_fd_number(const struct kc *k)
+{
+	int fd = ukcov_open(UKCOV_LINUX), again, null;
+
+	(void)k;
+	CHECK_OK(fd);
+	CHECK_EQ(ukcov_ioctl(fd, 0x80086301UL, 512UL), 0);
+	CHECK_EQ(syscall(SYS_close, fd), 0);
+	null = open("/dev/null", O_RDWR);
+	CHECK_EQ(null, fd);
+	/* The kernel answers for /dev/null, not the old descriptor. */
+	CHECK_ERR(ioctl(null, 0x6364UL, 0UL), ENOTTY);
+	CHECK_ERR(ukcov_ioctl(null, 0x6364UL, 0UL), ENOTTY);
+	CHECK_EQ(close(null), 0);
+	again = ukcov_open(UKCOV_FREEBSD);
+	CHECK_EQ(again, fd);
+	CHECK_EQ(ukcov_flavor(again), UKCOV_FREEBSD);
+	/* A fresh descriptor: no buffer yet, so FreeBSD's ENABLE is EBUSY. */
+	CHECK_ERR(ukcov_ioctl(again, 0x20046302UL, 0UL), EBUSY);
+	CHECK_EQ(close(again), 0);
+}
+#endif
+
 void register_iface_tests(void)
 {
 #ifndef CORE_PRELOAD
+	reg_one("iface.stale_fd_number", t_stale_fd_number, FL_LINUX, 1, 0);
 	reg_one("iface.not_a_descriptor", t_not_a_descriptor, FL_LINUX, 1, 0);
 	reg_one("iface.open_flavors", t_open_flavors, FL_LINUX, 1, 0);
 	reg_flavors_apis("iface.cross_api", t_cross_api, NEED_NATIVE);
