@@ -87,7 +87,7 @@ void ukcov__follow_setup(int mode, uint64_t entries)
 	if (!path || !*path || strlen(path) >= sizeof(follow.path) ||
 	    (mode != UKCOV_MODE_PC && mode != UKCOV_MODE_CMP) || entries < 2)
 		return;
-	strcpy(follow.path, path);
+	memcpy(follow.path, path, strlen(path) + 1);	/* length checked above */
 	follow.mode = mode;
 	follow.entries = entries;
 #ifdef UKCOV_SHARED_RUNTIME
