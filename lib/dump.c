@@ -34,13 +34,12 @@ static int collect_module(struct dl_phdr_info *info, size_t size, void *arg)
 
 	(void)size;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		uint64_t start = info->dlpi_addr + ph->p_vaddr;
+		uint64_t start, end;
 
-		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+		if (!exec_segment(info, i, &start, &end))
 			continue;
 		lo = start < lo ? start : lo;
-		hi = start + ph->p_memsz > hi ? start + ph->p_memsz : hi;
+		hi = end > hi ? end : hi;
 	}
 	if (lo >= hi)
 		return 0;

@@ -137,10 +137,9 @@ static int snapshot_object(struct dl_phdr_info *info, size_t size, void *arg)
 
 	(void)size;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		uint64_t start = info->dlpi_addr + ph->p_vaddr;
+		uint64_t start, end;
 
-		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+		if (!exec_segment(info, i, &start, &end))
 			continue;
 		l->n = 0;
 		put(l, "M ", 2);
@@ -152,7 +151,7 @@ static int snapshot_object(struct dl_phdr_info *info, size_t size, void *arg)
 		put(l, " ", 1);
 		put_hex(l, start);
 		put(l, " ", 1);
-		put_hex(l, start + ph->p_memsz);
+		put_hex(l, end);
 		put(l, " ", 1);
 		put_path(l, path);
 		if (put_end(l) < 0)

@@ -36,4 +36,18 @@ int put_end(struct line *l);
 const char *object_path(const struct dl_phdr_info *info, char *exe,
 			size_t exe_size);
 
+/* The absolute range of program header i if it is an executable
+ * PT_LOAD segment: 1, else 0. */
+static inline int exec_segment(const struct dl_phdr_info *info, int i,
+			       uint64_t *start, uint64_t *end)
+{
+	const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+	if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+		return 0;
+	*start = info->dlpi_addr + ph->p_vaddr;
+	*end = *start + ph->p_memsz;
+	return 1;
+}
+
 #endif
