@@ -101,11 +101,14 @@ void ukcov__follow_setup(int mode, uint64_t entries)
 void ukcov__follow_flush_locked(struct ukcov_thread *t, int unmap)
 {
 	uint64_t *area = t->follow_area;
-	uint64_t cap = t->mode == UKCOV_MODE_CMP ? (t->follow_entries - 1) / 4
-						 : t->follow_entries - 1;
+	/* follow.mode, not t->mode: the thread may have enabled a
+	 * descriptor of its own since, which changed its mode. */
+	uint64_t cap = follow.mode == UKCOV_MODE_CMP
+			       ? (t->follow_entries - 1) / 4
+			       : t->follow_entries - 1;
 	uint64_t n = __atomic_load_n(&area[0], __ATOMIC_ACQUIRE);
 
-	write_block(t->tid, t->mode, area + 1, n < cap ? n : cap,
+	write_block(t->tid, follow.mode, area + 1, n < cap ? n : cap,
 		    __atomic_load_n(&t->follow_drops, __ATOMIC_RELAXED));
 	if (!unmap) {
 		/* Saved once: what comes later is lost with exit_group. */
