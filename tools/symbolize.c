@@ -57,6 +57,7 @@ struct sym_module {
 	struct fn_range *fns;
 	size_t nfns, capfns;
 	struct ptrmap names;	/* raw DWARF/symtab name -> printable */
+	struct ptrmap paths;	/* libdw file name -> absolute (interned) */
 	struct inl_index inl;	/* of the last function looked up */
 	struct sym_frame frames[MAX_DEPTH + 1];
 	char *missing;		/* why there is no DWARF, or NULL */
@@ -306,6 +307,75 @@ static bool chain_from_scopes(struct sym_module *m, Dwarf_Addr a,
 	return true;
 }
 
+/* True if p starts with the directory d followed by '/'. */
+static bool under_dir(const char *p, const char *d)
+{
+	size_t n = strlen(d);
+
+	return n && strncmp(p, d, n) == 0 && p[n] == '/';
+}
+
+/* libdw joined a file name with its line-table directory, but not with
+ * the compilation directory: a relative name here came from a relative
+ * directory (or none).  In DWARF 4 directory 0 is DW_AT_comp_dir itself,
+ * already joined; a relative result that starts with a relative comp_dir
+ * and with none of the include directories is such a file. */
+static bool joined_with_comp_dir(Dwarf_Die *cu, const char *p,
+				 const char *comp_dir)
+{
+	Dwarf_Half version = 5;
+	Dwarf_Files *files;
+	const char *const *dirs;
+	size_t nfiles, ndirs;
+
+	if (dwarf_cu_info(cu->cu, &version, NULL, NULL, NULL, NULL, NULL,
+			  NULL) != 0 || version >= 5 ||
+	    !under_dir(p, comp_dir))
+		return false;
+	if (dwarf_getsrcfiles(cu, &files, &nfiles) != 0 ||
+	    dwarf_getsrcdirs(files, &dirs, &ndirs) != 0)
+		return true;
+	for (size_t i = 1; i < ndirs; i++)
+		if (dirs[i] && under_dir(p, dirs[i]))
+			return false;
+	return true;
+}
+
+/*
+ * The file name llvm-symbolizer prints for a line-table file (LLVM 14
+ * DWARFDebugLine::Prologue::getFileNameByIndex, AbsoluteFilePath): an
+ * absolute name as it is, else DW_AT_comp_dir / directory / name unless
+ * the directory is absolute.  Joined as llvm::sys::path::append: one '/'
+ * between parts.  Dots are left in (sancov removes them later).
+ */
+static const char *absolute_file(struct sym_module *m, Dwarf_Die *cu,
+				 const char *p)
+{
+	Dwarf_Attribute at;
+	const char *comp_dir, *r;
+	const void *cached;
+	char *s;
+
+	if (!p)
+		return strtab_add(m->strs, INVALID);
+	if (ptrmap_get(&m->paths, p, &cached))
+		return cached;
+	comp_dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &at));
+	if (p[0] == '/' || !comp_dir || !comp_dir[0] ||
+	    joined_with_comp_dir(cu, p, comp_dir)) {
+		r = strtab_add(m->strs, p);
+	} else {
+		size_t n = strlen(comp_dir);
+
+		s = xasprintf("%s%s%s", comp_dir,
+			      comp_dir[n - 1] == '/' ? "" : "/", p);
+		r = strtab_add(m->strs, s);
+		free(s);
+	}
+	ptrmap_put(&m->paths, p, r);
+	return r;
+}
+
 static const char *call_file(struct sym_module *m, Dwarf_Die *inl)
 {
 	Dwarf_Attribute at;
@@ -313,14 +383,12 @@ static const char *call_file(struct sym_module *m, Dwarf_Die *inl)
 	Dwarf_Files *files;
 	size_t nfiles;
 	Dwarf_Die cu;
-	const char *f;
 
 	if (dwarf_formudata(dwarf_attr(inl, DW_AT_call_file, &at), &idx) != 0 ||
 	    !dwarf_diecu(inl, &cu, NULL, NULL) ||
 	    dwarf_getsrcfiles(&cu, &files, &nfiles) != 0 || idx >= nfiles)
 		return strtab_add(m->strs, INVALID);
-	f = dwarf_filesrc(files, idx, NULL, NULL);
-	return strtab_add(m->strs, f ? f : INVALID);
+	return absolute_file(m, &cu, dwarf_filesrc(files, idx, NULL, NULL));
 }
 
 static uint32_t attr_u32(Dwarf_Die *d, int name)
@@ -345,7 +413,7 @@ static void line_location(struct sym_module *m, Dwarf_Die *cu, Dwarf_Addr a,
 		dwarf_lineno(l, &line);
 		dwarf_linecol(l, &col);
 	}
-	f->file = strtab_add(m->strs, file ? file : INVALID);
+	f->file = absolute_file(m, cu, file);
 	f->line = line > 0 ? (uint32_t)line : 0;
 	f->col = col > 0 ? (uint32_t)col : 0;
 }
@@ -472,6 +540,7 @@ void sym_close(struct sym_module *m)
 		dwfl_end(m->dwfl);
 	free(m->fns);
 	ptrmap_free(&m->names);
+	ptrmap_free(&m->paths);
 	free(m->inl.nodes);
 	free(m->inl.ranges);
 	free(m->missing);
