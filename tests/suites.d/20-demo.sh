@@ -13,11 +13,14 @@ else
 fi
 expect demo-result "$T/out" '^parse_settings\("level=3; retries=5; color=7"\) = 0 \(level 3, retries 5, unknown 1\)$'
 expect demo-count "$T/out" '^[1-9][0-9]* PCs recorded$'
-expect demo-lines-parse_pair "$T/out" '^demo\+0x[0-9a-f]+ parse_pair demo/parse\.c:[0-9]+:[0-9]+$'
-expect demo-lines-parse_settings "$T/out" '^demo\+0x[0-9a-f]+ parse_settings demo/parse\.c:4[6-9]:[0-9]+$'
-expect demo-covered-function "$T/out" '^demo/parse\.c:[0-9]+ parse_pair$'
+# Source files are named as llvm-symbolizer names them: joined with the
+# compilation directory, the top of the tree (make builds from there).
+SRC="$(pwd | sed 's/[][\.*^$]/\\&/g')/demo/parse\.c"
+expect demo-lines-parse_pair "$T/out" "^demo\\+0x[0-9a-f]+ parse_pair $SRC:[0-9]+:[0-9]+\$"
+expect demo-lines-parse_settings "$T/out" "^demo\\+0x[0-9a-f]+ parse_settings $SRC:4[6-9]:[0-9]+\$"
+expect demo-covered-function "$T/out" "^$SRC:[0-9]+ parse_pair\$"
 # Only the traced call is in the dump: nothing from main() or printf.
-if grep -E '^demo\+0x[0-9a-f]+ ' "$T/out" | grep -Ev ' (parse_pair|parse_settings|skip_spaces|is_key_char) demo/parse\.c:' >"$T/stray"; then
+if grep -E '^demo\+0x[0-9a-f]+ ' "$T/out" | grep -Ev " (parse_pair|parse_settings|skip_spaces|is_key_char) $SRC:" >"$T/stray"; then
     bad demo-only-the-call "$(head -3 "$T/stray" | tr '\n' '|')"
 else
     ok demo-only-the-call
