@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "unique_hot.h"
 #include <ukcov/linux/kcov.h>
 #include <ukcov/sancov.h>
 
@@ -46,6 +47,30 @@ static inline void count_drop(struct ukcov_thread *t, uint64_t n)
 			 __ATOMIC_RELAXED);
 }
 
+/* Append pc unless this thread saw it since the last reset. */
+static __attribute__((noinline)) void
+trace_pc_unique(struct ukcov_thread *t, uint64_t *area, uint64_t pc)
+{
+	uint64_t n;
+
+	switch (uniq_claim_pc(t, pc)) {
+	case UNIQ_NEW:
+		break;
+	case UNIQ_FULL:
+		count_drop(t, 1);
+		return;
+	default:
+		return;
+	}
+	n = __atomic_load_n(&area[0], __ATOMIC_RELAXED);
+	if (likely(n < t->pc_cap)) {
+		area[n + 1] = pc;
+		__atomic_store_n(&area[0], n + 1, __ATOMIC_RELEASE);
+	} else {
+		count_drop(t, 1);
+	}
+}
+
 CALLBACK void __sanitizer_cov_trace_pc(void)
 {
 	struct ukcov_thread *t = &__ukcov_thread;
@@ -58,6 +83,13 @@ CALLBACK void __sanitizer_cov_trace_pc(void)
 	 * costs nothing next to the call (docs/PERFORMANCE.md, Analysis). */
 	if (unlikely(area == NULL))
 		return;
+	/* Unique mode is chosen only now that tracing is known to be on
+	 * (lib/unique.c), and taken as a tail call, so that the plain
+	 * trace pays one load and one branch for it. */
+	if (unlikely(t->uniq_bits != NULL)) {
+		trace_pc_unique(t, area, RET_IP());
+		return;
+	}
 	n = __atomic_load_n(&area[0], __ATOMIC_RELAXED);
 	if (likely(n < t->pc_cap)) {
 		area[n + 1] = RET_IP();
@@ -87,6 +119,19 @@ cmp_record(struct ukcov_thread *t, uint64_t *area, uint64_t type,
 	__atomic_store_n(&area[0], n + 1, __ATOMIC_RELEASE);
 }
 
+/* Append the record unless this thread saw it since the last reset. */
+static __attribute__((noinline)) void
+trace_cmp_unique(struct ukcov_thread *t, uint64_t *area, uint64_t type,
+		 uint64_t arg1, uint64_t arg2, uint64_t pc)
+{
+	int r = uniq_claim_cmp(t, type, arg1, arg2, pc);
+
+	if (r == UNIQ_NEW)
+		cmp_record(t, area, type, arg1, arg2, pc);
+	else if (r == UNIQ_FULL)
+		count_drop(t, 1);
+}
+
 static inline __attribute__((always_inline)) void
 trace_cmp(uint64_t type, uint64_t arg1, uint64_t arg2, uint64_t pc)
 {
@@ -95,6 +140,10 @@ trace_cmp(uint64_t type, uint64_t arg1, uint64_t arg2, uint64_t pc)
 
 	if (unlikely(area == NULL))	/* see __sanitizer_cov_trace_pc */
 		return;
+	if (unlikely(t->uniq_bits != NULL)) {	/* see trace_pc */
+		trace_cmp_unique(t, area, type, arg1, arg2, pc);
+		return;
+	}
 	cmp_record(t, area, type, arg1, arg2, pc);
 }
 
@@ -184,6 +233,20 @@ trace_switch_records(struct ukcov_thread *t, uint64_t *area, uint64_t val,
 	case 32: type = SZ(2) | CONST; mask = 0xffffffffULL; break;
 	case 64: type = SZ(3) | CONST; mask = ~0ULL; break;
 	default: return;
+	}
+	if (unlikely(t->uniq_bits != NULL)) {
+		/* Unique CMP mode: each case is its own {type, case, val, pc}
+		 * record, kept or not on its own. */
+		for (i = 0; i < cases[0]; i++) {
+			uint64_t c = cases[i + 2] & mask;
+			int r = uniq_claim_cmp(t, type, c, val & mask, pc);
+
+			if (r == UNIQ_NEW)
+				cmp_record(t, area, type, c, val & mask, pc);
+			else if (r == UNIQ_FULL)
+				count_drop(t, 1);
+		}
+		return;
 	}
 	/* Measure the room once: the records that fit are written and
 	 * published together, the rest are counted as dropped in one go

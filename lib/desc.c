@@ -95,6 +95,9 @@ void ukcov__release_owner_locked(struct ukcov_cb *cb)
 	if (cb->state == UKCOV_ST_RUNNING)
 		cb->state = UKCOV_ST_READY;
 	cb->mode = UKCOV_MODE_NONE;
+	/* Linux kcov_reset: the bitmap is forgotten, a later enable uses
+	 * the whole buffer again. */
+	cb->uniq_words = 0;
 	cb->owner_pid = 0;
 	cb->owner_tid = 0;
 	cb->owner_start = 0;
@@ -163,14 +166,26 @@ int ukcov__map_buffer(struct ukcov_desc *d, int fd)
  * ukcov__proc_lock and the block's lock held. */
 int ukcov__enable_locked(struct ukcov_desc *d, int fd, int mode)
 {
+	return ukcov__enable_uniq_locked(d, fd, mode, 0);
+}
+
+/* The same, in a unique mode when uniq_words > 0 (KCOV_UNIQUE_ENABLE,
+ * UKCOV_IOC_UNIQUE_ENABLE_CMP): the thread's key table is mapped
+ * first, so a failure changes nothing. */
+int ukcov__enable_uniq_locked(struct ukcov_desc *d, int fd, int mode,
+			      uint64_t uniq_words)
+{
 	struct ukcov_cb *cb = d->cb;
 	struct ukcov_thread *t = &__ukcov_thread;
 	int rc = ukcov__map_buffer(d, fd);
 
+	if (rc == 0)
+		rc = ukcov__uniq_prepare(t, mode, uniq_words);
 	if (rc)
 		return rc;
 	cb->state = UKCOV_ST_RUNNING;
 	cb->mode = mode;
+	cb->uniq_words = uniq_words;
 	cb->owner_pid = getpid();
 	cb->owner_tid = ukcov__gettid();
 	cb->owner_start = ukcov__self_start_time();

@@ -10,8 +10,13 @@
  * and at process exit for threads still running, the buffer is appended
  * to that file as one block:
  *
- *	u64 UKCOV_FOLLOW_MAGIC, tid, mode (1 pc, 2 cmp), count, dropped, 0
+ *	u64 UKCOV_FOLLOW_MAGIC, tid, mode (1 pc, 2 cmp), count, dropped,
+ *	    bitmap words (0: a plain trace; >0: unique mode, records once
+ *	    each per thread)
  *	count records (1 or 4 u64 each)
+ *
+ * In a unique mode (ukcov run's default) each thread's private buffer
+ * has the descriptor's layout: the bitmap, then the trace.
  *
  * A block with tid 0 and count 0 is written at setup, so the tool can
  * tell "no threads" from "this runtime cannot follow threads".  New
@@ -35,6 +40,7 @@ static struct {
 	int active;		/* this process follows its threads */
 	int mode;		/* UKCOV_MODE_PC or UKCOV_MODE_CMP */
 	uint64_t entries;
+	uint64_t uniq_words;	/* bitmap words of a unique mode, or 0 */
 	char path[PATH_MAX];
 } follow;
 
@@ -66,7 +72,8 @@ static void write_block(pid_t tid, int mode, const uint64_t *recs,
 			uint64_t count, uint64_t dropped)
 {
 	uint64_t head[6] = { UKCOV_FOLLOW_MAGIC, (uint64_t)tid,
-			     mode == UKCOV_MODE_CMP ? 2 : 1, count, dropped, 0 };
+			     mode == UKCOV_MODE_CMP ? 2 : 1, count, dropped,
+			     follow.uniq_words };
 	size_t words = mode == UKCOV_MODE_CMP ? 4 : 1;
 	int fd = ukcov__real_open(follow.path,
 				  O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC,
@@ -80,16 +87,18 @@ static void write_block(pid_t tid, int mode, const uint64_t *recs,
 }
 
 /* Called after an exec takeover armed the main thread. */
-void ukcov__follow_setup(int mode, uint64_t entries)
+void ukcov__follow_setup(int mode, uint64_t entries, uint64_t uniq_words)
 {
 	const char *path = getenv("UKCOV_THREADS_OUT");
 
 	if (!path || !*path || strlen(path) >= sizeof(follow.path) ||
-	    (mode != UKCOV_MODE_PC && mode != UKCOV_MODE_CMP) || entries < 2)
+	    (mode != UKCOV_MODE_PC && mode != UKCOV_MODE_CMP) || entries < 2 ||
+	    (uniq_words && ukcov__uniq_check_words(entries, uniq_words)))
 		return;
 	memcpy(follow.path, path, strlen(path) + 1);	/* length checked above */
 	follow.mode = mode;
 	follow.entries = entries;
+	follow.uniq_words = uniq_words;
 #ifdef UKCOV_SHARED_RUNTIME
 	follow.active = 1;
 	write_block(0, mode, NULL, 0, 0);
@@ -100,12 +109,14 @@ void ukcov__follow_setup(int mode, uint64_t entries)
  * Called with ukcov__proc_lock held, which keeps blocks whole. */
 void ukcov__follow_flush_locked(struct ukcov_thread *t, int unmap)
 {
-	uint64_t *area = t->follow_area;
+	uint64_t *buf = t->follow_area;
+	/* The trace follows the bitmap in a unique mode. */
+	uint64_t *area = buf + follow.uniq_words;
+	uint64_t trace = t->follow_entries - follow.uniq_words;
 	/* follow.mode, not t->mode: the thread may have enabled a
 	 * descriptor of its own since, which changed its mode. */
-	uint64_t cap = follow.mode == UKCOV_MODE_CMP
-			       ? (t->follow_entries - 1) / 4
-			       : t->follow_entries - 1;
+	uint64_t cap = follow.mode == UKCOV_MODE_CMP ? (trace - 1) / 4
+						     : trace - 1;
 	uint64_t n = __atomic_load_n(&area[0], __ATOMIC_ACQUIRE);
 
 	write_block(t->tid, follow.mode, area + 1, n < cap ? n : cap,
@@ -119,7 +130,7 @@ void ukcov__follow_flush_locked(struct ukcov_thread *t, int unmap)
 	__atomic_store_n(&t->cmp_area, NULL, __ATOMIC_RELEASE);
 	t->follow_area = NULL;
 	t->mode = UKCOV_MODE_NONE;
-	munmap(area, area_bytes(t->follow_entries));
+	munmap(buf, area_bytes(t->follow_entries));
 }
 
 void ukcov__follow_after_fork_child(void)
@@ -143,7 +154,8 @@ static void *follow_thread_start(void *p)
 		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (area != MAP_FAILED)
 		ukcov__thread_follow_arm(&__ukcov_thread, area,
-					 follow.entries, follow.mode);
+					 follow.entries, follow.mode,
+					 follow.uniq_words);
 	return s.fn(s.arg);
 }
 

@@ -88,7 +88,8 @@ void ukcov__takeover_scan(void)
 	if (armed) {
 		ukcov__modules_snapshot();
 		ukcov__follow_setup(__ukcov_thread.mode,
-				    __ukcov_thread.owned->cb->entries);
+				    __ukcov_thread.owned->cb->entries,
+				    __ukcov_thread.uniq_words);
 	}
 }
 

@@ -85,6 +85,9 @@ struct ukcov_cb {
 	int32_t exec_carrier;		/* [M] fd carrying it across exec, or -1 */
 	uint64_t drops;			/* [W] records dropped, monotonic */
 	uint64_t drops_read;		/* [M] drops already reported */
+	uint64_t uniq_words;		/* [M] bitmap words while RUNNING in a
+					 * unique mode (KCOV_UNIQUE_ENABLE),
+					 * 0 otherwise */
 };
 
 /*
@@ -115,9 +118,21 @@ struct ukcov_thread {
 	uint64_t pc_cap;		/* hot: PC records that fit */
 	uint64_t cmp_cap;		/* hot: CMP records that fit */
 	uint64_t *drops;		/* hot (cold path): &cb->drops */
+	/* Unique modes (lib/unique.c), read only once an area pointer is
+	 * non-NULL: uniq_bits is the bitmap at the head of the buffer, or
+	 * NULL for a plain trace. */
+	uint64_t *uniq_bits;		/* hot: bitmap, or NULL */
+	uint64_t *uniq_keys;		/* hot: the thread's key slots */
+	uint64_t uniq_mask;		/* hot: slots - 1 */
+	uint32_t uniq_shift;		/* hot: 64 - log2(slots) */
 	/* Below: never read by callbacks. */
 	struct ukcov_desc *owned;	/* descriptor this thread enabled */
 	int mode;			/* its enum ukcov_mode */
+	uint64_t uniq_words;		/* bitmap words of its unique mode, 0:
+					 * plain trace */
+	void *uniq_table;		/* private mapping of key slots, kept
+					 * across enables; unmapped at exit */
+	size_t uniq_table_len;
 	int sig_depth;			/* nesting of signal handlers */
 	uintptr_t sig_frames[8];	/* trampoline frames, for siglongjmp */
 	int registered;			/* on the process's thread list */
@@ -158,6 +173,8 @@ void ukcov__reap_dead_owner_locked(struct ukcov_cb *cb);
 int ukcov__owned_by_me_locked(const struct ukcov_cb *cb);
 int ukcov__setbuf_locked(struct ukcov_desc *d, int fd, uint64_t entries);
 int ukcov__enable_locked(struct ukcov_desc *d, int fd, int mode);
+int ukcov__enable_uniq_locked(struct ukcov_desc *d, int fd, int mode,
+			      uint64_t uniq_words);
 void ukcov__disable_locked(struct ukcov_desc *d);
 void ukcov__release_owner_locked(struct ukcov_cb *cb);
 void ukcov__die_locked(struct ukcov_desc *d);
@@ -232,11 +249,23 @@ int ukcov__close_desc_fd(int fd);
 /* ---- follow.c: every thread of a traced program (ukcov run
  * --threads all) records into a private buffer flushed to a file ---- */
 #define UKCOV_FOLLOW_MAGIC 0x726874766f636b75ULL	/* "ukcovthr" */
-void ukcov__follow_setup(int mode, uint64_t entries);
+void ukcov__follow_setup(int mode, uint64_t entries, uint64_t uniq_words);
 void ukcov__follow_flush_locked(struct ukcov_thread *t, int unmap);
 void ukcov__follow_after_fork_child(void);
 void ukcov__thread_follow_arm(struct ukcov_thread *t, uint64_t *area,
-			      uint64_t entries, int mode);
+			      uint64_t entries, int mode, uint64_t uniq_words);
+
+/* ---- unique.c: unique coverage (KCOV_UNIQUE_ENABLE and the CMP
+ * extension); the hot path is in unique_hot.h ---- */
+#define UKCOV_UNIQ_PROBES	32	/* linear-probe bound per record */
+#define UKCOV_UNIQ_PC_MAX_LOG2	22	/* 4 Mi PC slots, 32 MiB virtual */
+#define UKCOV_UNIQ_CMP_MAX_LOG2	20	/* 1 Mi CMP slots, 32 MiB virtual */
+int ukcov__uniq_check_words(uint64_t entries, uint64_t words);
+int ukcov__uniq_prepare(struct ukcov_thread *t, int mode, uint64_t words);
+void ukcov__uniq_caps(struct ukcov_thread *t, uint64_t entries);
+uint64_t *ukcov__uniq_hot(struct ukcov_thread *t, uint64_t *buf);
+void ukcov__uniq_release(struct ukcov_thread *t);
+void ukcov__uniq_reset_buffer(uint64_t *buf, uint64_t words);
 
 /* ---- signals.c ---- */
 void ukcov__signals_after_fork_child(void);

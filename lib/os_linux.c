@@ -37,6 +37,49 @@ static int linux_enable(struct ukcov_desc *d, int fd, unsigned long mode)
 				   UKCOV_MODE_PC : UKCOV_MODE_CMP);
 }
 
+/*
+ * KCOV_UNIQUE_ENABLE, proposed ("Coverage deduplication for KCOV",
+ * v4 07/10, kcov_handle_unique_enable), checks in its order:
+ *   mode != KCOV_MODE_INIT || !area        EINVAL (no buffer, enabled)
+ *   kcov->t != NULL || current->kcov       EBUSY
+ *   !bitmap_words || bitmap_words >= size - 1   EINVAL
+ * The kernel's ENOTSUPP without CONFIG_KCOV_UNIQUE never happens here:
+ * every build has unique coverage (trace-pc builds through the
+ * thread's key table, lib/unique.c).  UKCOV_IOC_UNIQUE_ENABLE_CMP is
+ * ukcov's CMP twin with the same rules.
+ */
+static int linux_unique_enable(struct ukcov_desc *d, int fd,
+			       unsigned long words, int mode)
+{
+	if (d->cb->state != UKCOV_ST_READY)
+		return -EINVAL;
+	if (__ukcov_thread.owned)
+		return -EBUSY;
+	if (ukcov__uniq_check_words(d->cb->entries, words))
+		return -EINVAL;
+	return ukcov__enable_uniq_locked(d, fd, mode, words);
+}
+
+/*
+ * KCOV_RESET_TRACE, proposed (v4 10/10):
+ *   arg != 0 || current->kcov != kcov      EINVAL
+ *   kcov->mode < KCOV_MODE_TRACE_PC        EINVAL (not reached: an
+ *                                          owner is always enabled)
+ * then the bitmap is zeroed and trace[0] = 0.  Owner only, as proposed:
+ * a non-owner reset (syzkaller issue 6262) would race with the owner's
+ * lock-free append; see ukcov(4).
+ */
+static int linux_reset_trace(struct ukcov_desc *d, unsigned long arg)
+{
+	if (arg != 0 || __ukcov_thread.owned != d ||
+	    !ukcov__owned_by_me_locked(d->cb))
+		return -EINVAL;
+	if (d->cb->mode != UKCOV_MODE_PC && d->cb->mode != UKCOV_MODE_CMP)
+		return -EINVAL;
+	ukcov__uniq_reset_buffer(d->buf, d->cb->uniq_words);
+	return 0;
+}
+
 static int linux_disable(struct ukcov_desc *d, unsigned long arg)
 {
 	/* arg != 0 || current->kcov != kcov: also a non-owner thread and
@@ -58,6 +101,12 @@ static int linux_ioctl(struct ukcov_desc *d, int fd, unsigned long req,
 		return linux_enable(d, fd, arg);
 	case KCOV_DISABLE:
 		return linux_disable(d, arg);
+	case KCOV_UNIQUE_ENABLE:
+		return linux_unique_enable(d, fd, arg, UKCOV_MODE_PC);
+	case UKCOV_IOC_UNIQUE_ENABLE_CMP:
+		return linux_unique_enable(d, fd, arg, UKCOV_MODE_CMP);
+	case KCOV_RESET_TRACE:
+		return linux_reset_trace(d, arg);
 	default:
 		/* KCOV_REMOTE_ENABLE is not served yet: answered like a
 		 * kernel that predates it (docs/DESIGN.md). */

@@ -74,10 +74,13 @@ void ukcov__thread_rearm_hot(struct ukcov_thread *t)
 	uint64_t *buf = d ? d->buf : t->follow_area;
 
 	if (buf && t->sig_depth == 0) {
+		/* A unique mode appends after its bitmap (unique.c). */
+		uint64_t *area = ukcov__uniq_hot(t, buf);
+
 		if (t->mode == UKCOV_MODE_PC)
-			pc = buf;
+			pc = area;
 		else if (t->mode == UKCOV_MODE_CMP)
-			cmp = buf;
+			cmp = area;
 	}
 	__atomic_store_n(&t->pc_area, pc, __ATOMIC_RELEASE);
 	__atomic_store_n(&t->cmp_area, cmp, __ATOMIC_RELEASE);
@@ -122,10 +125,15 @@ void ukcov__thread_arm(struct ukcov_thread *t, struct ukcov_desc *d,
 	t->owned = d;
 	t->mode = mode;
 	t->drops = &d->cb->drops;
+	/* Unique modes (KCOV_UNIQUE_ENABLE): the enable prepared the
+	 * table; an exec takeover maps it here (without one the thread
+	 * records nothing, see ukcov__uniq_hot). */
+	t->uniq_words = d->cb->uniq_words;
+	ukcov__uniq_prepare(t, mode, t->uniq_words);
 	/* Capacity as every kernel computes it: entries-1 PCs, and
-	 * floor((entries-1)/4) comparison records. */
-	t->pc_cap = entries ? entries - 1 : 0;
-	t->cmp_cap = entries ? (entries - 1) / 4 : 0;
+	 * floor((entries-1)/4) comparison records, of the trace that
+	 * follows the bitmap in a unique mode. */
+	ukcov__uniq_caps(t, entries);
 	d->ntracers++;
 	thread_register_locked(t);
 	ukcov__thread_rearm_hot(t);
@@ -134,7 +142,7 @@ void ukcov__thread_arm(struct ukcov_thread *t, struct ukcov_desc *d,
 /* A thread of a program traced with "ukcov run --threads all": it owns
  * no descriptor, it records into its own buffer (follow.c). */
 void ukcov__thread_follow_arm(struct ukcov_thread *t, uint64_t *area,
-			      uint64_t entries, int mode)
+			      uint64_t entries, int mode, uint64_t uniq_words)
 {
 	pthread_mutex_lock(&ukcov__proc_lock);
 	t->follow_area = area;
@@ -142,8 +150,9 @@ void ukcov__thread_follow_arm(struct ukcov_thread *t, uint64_t *area,
 	t->follow_drops = 0;
 	t->mode = mode;
 	t->drops = &t->follow_drops;
-	t->pc_cap = entries - 1;
-	t->cmp_cap = (entries - 1) / 4;
+	t->uniq_words = uniq_words;
+	ukcov__uniq_prepare(t, mode, uniq_words);
+	ukcov__uniq_caps(t, entries);
 	thread_register_locked(t);
 	ukcov__thread_rearm_hot(t);
 	pthread_mutex_unlock(&ukcov__proc_lock);
@@ -160,6 +169,7 @@ void ukcov__thread_disarm(struct ukcov_thread *t)
 		return;
 	t->owned = NULL;
 	t->mode = UKCOV_MODE_NONE;
+	t->uniq_words = 0;
 	d->ntracers--;
 	ukcov__desc_put_locked(d);
 }
@@ -202,6 +212,7 @@ static void thread_exit_release(struct ukcov_thread *t)
 	ukcov__thread_disarm(t);
 	if (t->follow_area)
 		ukcov__follow_flush_locked(t, 1);
+	ukcov__uniq_release(t);
 	thread_unregister_locked(t);
 }
 
@@ -271,6 +282,7 @@ static void fork_child(void)
 	__atomic_store_n(&t->cmp_area, NULL, __ATOMIC_RELAXED);
 	t->owned = NULL;
 	t->mode = UKCOV_MODE_NONE;
+	t->uniq_words = 0;	/* the table's copy stays, as a cache */
 	t->sig_depth = 0;
 	t->registered = 0;
 	t->follow_area = NULL;	/* the copy stays mapped, unused */

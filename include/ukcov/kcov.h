@@ -48,6 +48,18 @@ extern "C" {
 #define UKCOV_IOC_DROPPED 0x80085501UL
 
 /*
+ * Beyond the kernels: unique comparison coverage.  Like Linux's
+ * proposed KCOV_UNIQUE_ENABLE (<ukcov/linux/kcov.h>), the argument is
+ * the number of leading buffer words that hold a bitmap, and the rest
+ * is a KCOV_TRACE_CMP trace with its own count word; each distinct
+ * {type, arg1, arg2, pc} record is appended once until the bitmap and
+ * the count are zeroed (or KCOV_RESET_TRACE).  Linux-flavor
+ * descriptors only; same errnos as KCOV_UNIQUE_ENABLE.  Encoded as
+ * _IOW('U', 0x10, unsigned long).  See ukcov(4).
+ */
+#define UKCOV_IOC_UNIQUE_ENABLE_CMP 0x40085510UL
+
+/*
  * Open a new descriptor of the given flavor.  Like open(2) without
  * O_CLOEXEC: the descriptor survives exec.  Returns the file descriptor,
  * or -1 with errno EINVAL (unknown flavor), EMFILE/ENFILE or ENOMEM.

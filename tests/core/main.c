@@ -30,6 +30,8 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && strcmp(argv[1], "--exec-target") == 0)
 		return exec_target_main(argc, argv);
+	if (argc > 1 && strcmp(argv[1], "--unique-exec-target") == 0)
+		return unique_exec_target_main(argc, argv);
 	for (i = 1; i + 1 < argc; i += 2) {
 		if (strcmp(argv[i], "--prefix") == 0)
 			prefix = argv[i + 1];
@@ -46,6 +48,7 @@ int main(int argc, char **argv)
 	register_fork_tests();
 	register_exec_tests();
 	register_signal_tests();
+	register_unique_tests();
 	have |= target_has_cmp ? NEED_CMP : NEED_PCONLY;
 	have |= core_have_native ? NEED_NATIVE : 0;
 	return test_run_all(have, prefix, filter) ? 1 : 0;

@@ -17,8 +17,11 @@ void register_mmap_tests(void);
 void register_fork_tests(void);
 void register_exec_tests(void);
 void register_signal_tests(void);
+void register_unique_tests(void);
 
 /* t_exec.c: the image an exec test runs (argv[1] == "--exec-target"). */
 int exec_target_main(int argc, char **argv);
+/* t_unique.c: the image unique.exec runs ("--unique-exec-target"). */
+int unique_exec_target_main(int argc, char **argv);
 
 #endif

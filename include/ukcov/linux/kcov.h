@@ -27,6 +27,18 @@ struct kcov_remote_arg {
 #define KCOV_DISABLE       0x6365UL
 #define KCOV_REMOTE_ENABLE 0x40186366UL
 
+/*
+ * Proposed, not merged: "Coverage deduplication for KCOV", Alexander
+ * Potapenko, v4 2025-07-31, patches 07/10 and 10/10.
+ * KCOV_UNIQUE_ENABLE = _IOW('c', 103, unsigned long): the argument is
+ * the number of buffer words that hold a bitmap; the trace, with its
+ * own count word, follows the bitmap.  A point is appended only while
+ * its bit is clear.  KCOV_RESET_TRACE = _IO('c', 104), argument 0:
+ * zeroes the bitmap and the trace count (owner thread only).
+ */
+#define KCOV_UNIQUE_ENABLE 0x40086367UL
+#define KCOV_RESET_TRACE   0x6368UL
+
 enum {
 	/* Coverage collection of program counters. */
 	KCOV_TRACE_PC = 0,

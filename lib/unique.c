@@ -1,0 +1,155 @@
+/*
+ * lib/unique.c -- unique coverage: each coverage point is recorded once
+ * until the user resets the buffer.
+ *
+ * Linux's proposed KCOV_UNIQUE_ENABLE ("Coverage deduplication for
+ * KCOV", Alexander Potapenko, v4 2025-07-31, patch 07/10) splits the
+ * KCOV_INIT_TRACE buffer in two: the first N words are a bitmap, the
+ * rest is a trace with its own count word.  A trace-pc-guard callback
+ * whose guard index has its bit clear sets the bit and appends the PC;
+ * one whose bit is set returns.  The user resets by zeroing the bitmap
+ * and the trace count, or with KCOV_RESET_TRACE (patch 10/10).
+ *
+ * trace-pc builds (gcc, clang without guards) have no index to number a
+ * point.  Here each thread keeps an open-addressing table of keys in a
+ * private mapping made at enable (never in a callback): 2^k slots, k as
+ * large as the bitmap allows up to UKCOV_UNIQ_*_MAX_LOG2, a
+ * multiplicative hash of the key picks the first slot, linear probing
+ * at most UKCOV_UNIQ_PROBES slots.  **Bit i of the user's bitmap says
+ * whether slot i holds a key**: the table has no occupancy of its own.
+ * So the proposal's reset (zero the bitmap and the count) empties the
+ * table too, with no call into the runtime, and KCOV_RESET_TRACE is the
+ * same memset.  A key left in a slot whose bit was cleared is dead: it
+ * is overwritten by the next key that lands there.  A record whose key
+ * finds neither itself nor a clear bit within the probe bound is
+ * dropped and counted (UKCOV_IOC_DROPPED): the table is too full, the
+ * remedy is a larger bitmap.
+ *
+ * What a scribbled bitmap can do: a bit set by the user makes its slot
+ * look taken by a key that is not there (the probe goes on past it, or
+ * a stale key there is taken as seen); a bit cleared makes its key be
+ * recorded again.  Either way every write stays inside the bitmap, the
+ * thread's table and the trace's runtime-computed capacity.
+ *
+ * The table is per thread, written only by its thread (handlers run
+ * with the hot state cleared), so no atomics.  fork: the child's copy
+ * is a cache, unused until the child enables.  exec: the new image
+ * maps a fresh table at takeover; the bits the old image set stay set
+ * until the next reset, as slots with no key, so the old image's
+ * points are not recorded twice under the old slot but PCs of the new
+ * image (new addresses) are recorded once each.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "internal.h"
+
+/* kcov_handle_unique_enable: "Cannot use zero-sized bitmap, also the
+ * bitmap must leave at least two words for the trace": EINVAL. */
+int ukcov__uniq_check_words(uint64_t entries, uint64_t words)
+{
+	if (words == 0 || entries < 2 || words >= entries - 1)
+		return -EINVAL;
+	return 0;
+}
+
+/* log2 of the number of slots: the largest power of two of bitmap
+ * bits, bounded so that the table stays a few MiB of virtual memory. */
+static unsigned slots_log2(int mode, uint64_t words)
+{
+	unsigned max = mode == UKCOV_MODE_CMP ? UKCOV_UNIQ_CMP_MAX_LOG2
+					      : UKCOV_UNIQ_PC_MAX_LOG2;
+	/* words < 2^31 (Linux's INT_MAX/8 entries), so bits < 2^37. */
+	unsigned l = 63u - (unsigned)__builtin_clzll(words * 64);
+
+	return l < max ? l : max;
+}
+
+static size_t table_bytes(int mode, uint64_t words)
+{
+	size_t key = mode == UKCOV_MODE_CMP ? 32 : 8;
+
+	return ((size_t)1 << slots_log2(mode, words)) * key;
+}
+
+/* Outside the hot path (enable, exec takeover, a followed thread's
+ * start): make sure the thread has a table for this mode and bitmap.
+ * A table already large enough is reused; its stale keys are dead
+ * because validity lives in the bitmap. */
+int ukcov__uniq_prepare(struct ukcov_thread *t, int mode, uint64_t words)
+{
+	size_t need;
+	void *p;
+
+	if (words == 0)
+		return 0;
+	need = table_bytes(mode, words);
+	if (t->uniq_table && t->uniq_table_len >= need)
+		return 0;
+	p = ukcov__real_mmap(NULL, need, PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1,
+			     0);
+	if (p == MAP_FAILED)
+		return -ENOMEM;
+	if (t->uniq_table)
+		munmap(t->uniq_table, t->uniq_table_len);
+	t->uniq_table = p;
+	t->uniq_table_len = need;
+	return 0;
+}
+
+/* Records that fit: the trace after the bitmap keeps one count word,
+ * as every kernel computes capacity (entries-1 PCs, (entries-1)/4 CMP
+ * records). */
+void ukcov__uniq_caps(struct ukcov_thread *t, uint64_t entries)
+{
+	uint64_t trace = entries > t->uniq_words ? entries - t->uniq_words : 0;
+
+	t->pc_cap = trace ? trace - 1 : 0;
+	t->cmp_cap = trace ? (trace - 1) / 4 : 0;
+}
+
+/* Sets the unique hot fields for a thread recording into buf, and
+ * returns the area the callbacks append to: buf itself for a plain
+ * trace, the trace after the bitmap for a unique mode, NULL when the
+ * thread has no usable table (then it records nothing). */
+uint64_t *ukcov__uniq_hot(struct ukcov_thread *t, uint64_t *buf)
+{
+	unsigned l;
+
+	if (t->uniq_words == 0) {
+		t->uniq_bits = NULL;
+		return buf;
+	}
+	if (!t->uniq_table ||
+	    t->uniq_table_len < table_bytes(t->mode, t->uniq_words))
+		return NULL;
+	l = slots_log2(t->mode, t->uniq_words);
+	t->uniq_keys = t->uniq_table;
+	t->uniq_mask = ((uint64_t)1 << l) - 1;
+	t->uniq_shift = 64 - l;
+	t->uniq_bits = buf;
+	return buf + t->uniq_words;
+}
+
+/* Thread exit: the hot pointers are already cleared. */
+void ukcov__uniq_release(struct ukcov_thread *t)
+{
+	t->uniq_bits = NULL;
+	t->uniq_keys = NULL;
+	if (t->uniq_table)
+		munmap(t->uniq_table, t->uniq_table_len);
+	t->uniq_table = NULL;
+	t->uniq_table_len = 0;
+}
+
+/* KCOV_RESET_TRACE (patch 10/10): bitmap_zero, then trace[0] = 0.
+ * Through the runtime's own writable mapping, so the user's may be
+ * read-only.  words == 0: a plain trace, only the count. */
+void ukcov__uniq_reset_buffer(uint64_t *buf, uint64_t words)
+{
+	if (words)
+		memset(buf, 0, words * 8);
+	__atomic_store_n(&buf[words], 0, __ATOMIC_RELEASE);
+}

@@ -1,0 +1,81 @@
+/*
+ * lib/unique_hot.h -- the hot half of unique coverage (lib/unique.c has
+ * the design): claim a key's slot in the calling thread's table, with
+ * the bitmap at the head of the buffer saying which slots are taken.
+ * Included by callbacks.c only; read after the area pointer was found
+ * non-NULL, so the off path never sees it.
+ */
+#ifndef UKCOV_UNIQUE_HOT_H
+#define UKCOV_UNIQUE_HOT_H
+
+#include "internal.h"
+
+/* 2^64 / golden ratio: Knuth's multiplicative hash; the top bits of
+ * the product pick the slot. */
+#define UNIQ_MUL  0x9e3779b97f4a7c15ULL
+#define UNIQ_MUL2 0xc2b2ae3d27d4eb4fULL
+#define UNIQ_MUL3 0x165667b19e3779f9ULL
+
+enum { UNIQ_SEEN = 0, UNIQ_NEW = 1, UNIQ_FULL = -1 };
+
+/* Is bit i of the bitmap clear?  Then set it. */
+static inline __attribute__((always_inline)) int
+uniq_take_bit(uint64_t *bits, uint64_t i)
+{
+	uint64_t w = bits[i >> 6], b = (uint64_t)1 << (i & 63);
+
+	if (w & b)
+		return 0;
+	bits[i >> 6] = w | b;
+	return 1;
+}
+
+/* A PC: UNIQ_NEW (slot claimed now, record it), UNIQ_SEEN, or
+ * UNIQ_FULL (no free slot within the probe bound: drop, count it). */
+static inline __attribute__((always_inline)) int
+uniq_claim_pc(struct ukcov_thread *t, uint64_t pc)
+{
+	uint64_t *bits = t->uniq_bits, *keys = t->uniq_keys;
+	uint64_t i = (pc * UNIQ_MUL) >> t->uniq_shift;
+
+	for (unsigned n = 0; n < UKCOV_UNIQ_PROBES; n++) {
+		if (uniq_take_bit(bits, i)) {
+			keys[i] = pc;
+			return UNIQ_NEW;
+		}
+		if (keys[i] == pc)
+			return UNIQ_SEEN;
+		i = (i + 1) & t->uniq_mask;
+	}
+	return UNIQ_FULL;
+}
+
+/* A CMP record {type, arg1, arg2, pc}: four words per slot. */
+static inline __attribute__((always_inline)) int
+uniq_claim_cmp(struct ukcov_thread *t, uint64_t type, uint64_t a1,
+	       uint64_t a2, uint64_t pc)
+{
+	uint64_t *bits = t->uniq_bits, *keys = t->uniq_keys;
+	uint64_t h = (pc * UNIQ_MUL) ^ (a1 * UNIQ_MUL2) ^ (a2 * UNIQ_MUL3) ^ type;
+	uint64_t i;
+
+	h ^= h >> 31;
+	i = (h * UNIQ_MUL) >> t->uniq_shift;
+	for (unsigned n = 0; n < UKCOV_UNIQ_PROBES; n++) {
+		uint64_t *k = &keys[i * 4];
+
+		if (uniq_take_bit(bits, i)) {
+			k[0] = type;
+			k[1] = a1;
+			k[2] = a2;
+			k[3] = pc;
+			return UNIQ_NEW;
+		}
+		if (k[3] == pc && k[1] == a1 && k[2] == a2 && k[0] == type)
+			return UNIQ_SEEN;
+		i = (i + 1) & t->uniq_mask;
+	}
+	return UNIQ_FULL;
+}
+
+#endif /* UKCOV_UNIQUE_HOT_H */

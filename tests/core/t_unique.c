@@ -1,0 +1,574 @@
+/*
+ * tests/core/t_unique.c -- unique coverage: Linux's proposed
+ * KCOV_UNIQUE_ENABLE and KCOV_RESET_TRACE, and ukcov's CMP twin
+ * UKCOV_IOC_UNIQUE_ENABLE_CMP.
+ *
+ * Oracle: "Coverage deduplication for KCOV" (Alexander Potapenko, v4
+ * 2025-07-31), kcov-semantics.md §5.2: patch 07/10
+ * kcov_handle_unique_enable checks, in order, mode != INIT || !area ->
+ * EINVAL, kcov->t || current->kcov -> EBUSY, !words || words >= size-1
+ * -> EINVAL; the first `words` words are the bitmap, the trace (own
+ * count word) follows; a point is appended only while its bit is
+ * clear; the user resets by zeroing bitmap and count.  Patch 10/10
+ * KCOV_RESET_TRACE: arg != 0 || current->kcov != kcov -> EINVAL, then
+ * bitmap zeroed and trace[0] = 0.  DISABLE and thread exit forget the
+ * bitmap (kcov_reset).  Linux flavor only.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <ukcov/linux/kcov.h>
+
+#include "kc.h"
+#include "tests.h"
+
+#define BW 8			/* bitmap words in most tests */
+#define TRACE(buf) ((buf) + BW)	/* the trace: count word, records */
+#define SZ(n) ((uint64_t)(n) << 1)
+
+static int uniq_enable(const struct kc *k, int fd, unsigned long words)
+{
+	return (int)kc_req(k, fd, KCOV_UNIQUE_ENABLE, words);
+}
+
+static void uniq_enable_ok(const struct kc *k, int fd, unsigned long words)
+{
+	if (uniq_enable(k, fd, words) != 0)
+		FAIL("KCOV_UNIQUE_ENABLE(%lu): %s", words, errname(errno));
+}
+
+static void uniq_cmp_enable_ok(const struct kc *k, int fd, unsigned long words)
+{
+	if (kc_req(k, fd, UKCOV_IOC_UNIQUE_ENABLE_CMP, words) != 0)
+		FAIL("UKCOV_IOC_UNIQUE_ENABLE_CMP(%lu): %s", words,
+		     errname(errno));
+}
+
+/* The user's reset, as the proposal's documentation does it. */
+static void user_reset(uint64_t *buf, uint64_t words)
+{
+	__atomic_store_n(&buf[words], 0, __ATOMIC_RELAXED);
+	memset(buf, 0, words * 8);
+}
+
+static void three_leaves(void)
+{
+	call_n(target_leaf, 3);
+	call_n(target_leaf2, 2);
+	target_leaf3();
+	call_n(target_leaf, 2);
+}
+
+/* Records of the trace at buf+words: leaf, leaf2, leaf3, once each. */
+static void expect_leaves(const uint64_t *buf, uint64_t words)
+{
+	const uint64_t *tr = buf + words;
+
+	CHECK_EQ(rec_count(tr), 3);
+	expect_pcs_in(tr, 0, 1, (const void *)target_leaf);
+	expect_pcs_in(tr, 1, 1, (const void *)target_leaf2);
+	expect_pcs_in(tr, 2, 1, (const void *)target_leaf3);
+}
+
+/* ---- errnos and state rules ---- */
+
+static void t_errnos(const struct kc *k)
+{
+	uint64_t *buf;
+	int fd = kc_open_ok(k), fd2;
+
+	/* No buffer: mode != KCOV_MODE_INIT. */
+	CHECK_ERR(uniq_enable(k, fd, BW), EINVAL);
+	kc_setbuf_ok(k, fd, KC_ENTRIES);
+	buf = kc_map(fd, KC_ENTRIES);
+	/* Bitmap of 0 words, or one that leaves fewer than two words. */
+	CHECK_ERR(uniq_enable(k, fd, 0), EINVAL);
+	CHECK_ERR(uniq_enable(k, fd, KC_ENTRIES - 1), EINVAL);
+	CHECK_ERR(uniq_enable(k, fd, KC_ENTRIES), EINVAL);
+	CHECK_ERR(uniq_enable(k, fd, 1UL << 40), EINVAL);
+	CHECK_ERR(uniq_enable(k, fd, ~0UL), EINVAL);
+	CHECK_ERR(kc_req(k, fd, UKCOV_IOC_UNIQUE_ENABLE_CMP, 0), EINVAL);
+	/* Bad input changed nothing: READY, whole-buffer PC trace. */
+	expect_ready_state(k, fd, buf);
+	/* Enabled already, by this thread: the state check comes first. */
+	uniq_enable_ok(k, fd, BW);
+	CHECK_ERR(uniq_enable(k, fd, BW), EINVAL);
+	CHECK_ERR(uniq_enable(k, fd, 0), EINVAL);
+	CHECK_ERR(kc_enable(k, fd, KCOV_TRACE_PC), EINVAL);
+	/* This thread traces fd: another READY descriptor is EBUSY, even
+	 * with a bad bitmap size (EBUSY is checked before the size). */
+	fd2 = kc_setup(k, KC_ENTRIES, &buf);
+	CHECK_ERR(uniq_enable(k, fd2, BW), EBUSY);
+	CHECK_ERR(uniq_enable(k, fd2, 0), EBUSY);
+	kc_disable_ok(k, fd);
+	uniq_enable_ok(k, fd2, KC_ENTRIES - 2);	/* the largest bitmap */
+	kc_disable_ok(k, fd2);
+	close(fd2);
+	close(fd);
+}
+
+/* Another thread enables it while this one traces it: EINVAL (state),
+ * and a thread tracing something else gets EBUSY. */
+static long op_uniq_enable(void *p)
+{
+	const struct kc_op *op = p;
+
+	return uniq_enable(op->k, op->fd, (unsigned long)op->arg);
+}
+
+static void t_enabled_elsewhere(const struct kc *k)
+{
+	uint64_t *buf;
+	int fd = kc_setup(k, KC_ENTRIES, &buf);
+	struct kc_op op = { k, fd, BW };
+
+	uniq_enable_ok(k, fd, BW);
+	CHECK_ERR(thread_run(op_uniq_enable, &op), EINVAL);
+	kc_disable_ok(k, fd);
+	CHECK_EQ(thread_run(op_uniq_enable, &op), 0);	/* exits: READY */
+	uniq_enable_ok(k, fd, BW);
+	kc_disable_ok(k, fd);
+	close(fd);
+}
+
+/* Each point once per reset; a second identical run adds 0; a reset
+ * then gives exactly the same records again. */
+static void t_once_per_reset(const struct kc *k)
+{
+	uint64_t *buf, first[3];
+	int fd = kc_setup(k, KC_ENTRIES, &buf);
+
+	uniq_enable_ok(k, fd, BW);
+	user_reset(buf, BW);
+	three_leaves();
+	expect_leaves(buf, BW);
+	memcpy(first, TRACE(buf) + 1, sizeof(first));
+	three_leaves();
+	CHECK_EQ(rec_count(TRACE(buf)), 3);
+	user_reset(buf, BW);
+	three_leaves();
+	CHECK_EQ(rec_count(TRACE(buf)), 3);
+	CHECK(memcmp(first, TRACE(buf) + 1, sizeof(first)) == 0);
+	/* Only the count reset: the points are still seen. */
+	rec_reset(TRACE(buf));
+	three_leaves();
+	CHECK_EQ(rec_count(TRACE(buf)), 0);
+	kc_disable_ok(k, fd);
+	CHECK_EQ(kc_dropped(k, fd), 0);
+	close(fd);
+}
+
+/* The trace holds size - words - 1 records: with the largest bitmap,
+ * one; the next new point is dropped and counted. */
+static void t_trace_capacity(const struct kc *k)
+{
+	uint64_t *buf;
+	int fd = kc_setup(k, KC_ENTRIES, &buf);
+
+	uniq_enable_ok(k, fd, KC_ENTRIES - 2);
+	target_leaf();
+	target_leaf2();
+	target_leaf();
+	kc_disable_ok(k, fd);
+	CHECK_EQ(buf[KC_ENTRIES - 2], 1);
+	expect_pcs_in(buf + KC_ENTRIES - 2, 0, 1, (const void *)target_leaf);
+	CHECK_EQ(kc_dropped(k, fd), 1);
+	close(fd);
+}
+
+/* KCOV_RESET_TRACE: owner only, arg 0; zeroes bitmap and count through
+ * the runtime's mapping, so a read-only mapping is enough. */
+static long op_reset(void *p)
+{
+	const struct kc_op *op = p;
+
+	return kc_req(op->k, op->fd, KCOV_RESET_TRACE, (unsigned long)op->arg);
+}
+
+static void t_reset_trace(const struct kc *k)
+{
+	uint64_t *rw, *ro, first[3];
+	int fd = kc_setup(k, KC_ENTRIES, &rw);
+	struct kc_op op = { k, fd, 0 };
+	struct peer p;
+
+	ro = mmap(NULL, KC_ENTRIES * 8, PROT_READ, MAP_SHARED, fd, 0);
+	CHECK(ro != MAP_FAILED);
+	/* Not enabled: current->kcov != kcov. */
+	CHECK_ERR(kc_req(k, fd, KCOV_RESET_TRACE, 0), EINVAL);
+	uniq_enable_ok(k, fd, BW);
+	three_leaves();
+	expect_leaves(ro, BW);
+	memcpy(first, ro + BW + 1, sizeof(first));
+	CHECK_ERR(kc_req(k, fd, KCOV_RESET_TRACE, 1), EINVAL);
+	/* Another thread, another process: EINVAL, nothing changes. */
+	CHECK_ERR(thread_run(op_reset, &op), EINVAL);
+	if (peer_fork(&p) == 0) {
+		CHECK_ERR(kc_req(k, fd, KCOV_RESET_TRACE, 0), EINVAL);
+		_exit(0);
+	}
+	expect_exit0(p.pid);
+	expect_leaves(ro, BW);
+	CHECK_OK(kc_req(k, fd, KCOV_RESET_TRACE, 0));
+	CHECK_EQ(ro[BW], 0);
+	for (int i = 0; i < BW; i++)
+		CHECK_EQ(ro[i], 0);
+	three_leaves();
+	expect_leaves(ro, BW);
+	CHECK(memcmp(first, ro + BW + 1, sizeof(first)) == 0);
+	kc_disable_ok(k, fd);
+	/* A plain trace: the reset is the count. */
+	kc_enable_ok(k, fd, 0);
+	target_leaf();
+	CHECK(rec_count(ro) > 0);
+	CHECK_OK(kc_req(k, fd, KCOV_RESET_TRACE, 0));
+	CHECK_EQ(rec_count(ro), 0);
+	target_leaf();
+	CHECK_EQ(rec_count(ro), 1);
+	kc_disable_ok(k, fd);
+	munmap(ro, KC_ENTRIES * 8);
+	close(fd);
+}
+
+/* DISABLE forgets the bitmap (kcov_reset): a plain enable uses the
+ * whole buffer, word 0 counting again. */
+static void t_disable_forgets(const struct kc *k)
+{
+	uint64_t *buf;
+	int fd = kc_setup(k, KC_ENTRIES, &buf);
+
+	uniq_enable_ok(k, fd, BW);
+	target_leaf();
+	kc_disable_ok(k, fd);
+	/* The bitmap has the leaf's bit, and only that. */
+	{
+		int bits = 0;
+
+		for (int i = 0; i < BW; i++)
+			bits += __builtin_popcountll(buf[i]);
+		CHECK_EQ(bits, 1);
+	}
+	CHECK_EQ(rec_count(TRACE(buf)), 1);
+	rec_reset(buf);
+	kc_enable_ok(k, fd, 0);
+	target_leaf();
+	target_leaf();
+	kc_disable_ok(k, fd);
+	expect_only_pcs(buf, 2, (const void *)target_leaf);
+	close(fd);
+}
+
+/* Thread exit disables (kcov_task_exit); two threads, two bitmaps. */
+struct uniq_thread {
+	const struct kc *k;
+	int fd;
+	void (*second)(void);
+};
+
+static long op_uniq_run(void *p)
+{
+	const struct uniq_thread *u = p;
+
+	if (uniq_enable(u->k, u->fd, BW) != 0)
+		return -1;
+	call_n(target_leaf, 4);
+	call_n(u->second, 3);
+	target_leaf();
+	return 0;	/* exits enabled: the descriptor goes back to READY */
+}
+
+static void t_threads(const struct kc *k)
+{
+	uint64_t *b1, *b2;
+	int fd1 = kc_setup(k, KC_ENTRIES, &b1);
+	int fd2 = kc_setup(k, KC_ENTRIES, &b2);
+	struct actor *a1 = actor_start(), *a2 = actor_start();
+	struct uniq_thread u1 = { k, fd1, target_leaf2 };
+	struct uniq_thread u2 = { k, fd2, target_leaf3 };
+
+	CHECK_EQ(actor_run(a1, op_uniq_run, &u1), 0);
+	CHECK_EQ(actor_run(a2, op_uniq_run, &u2), 0);
+	/* Each thread saw the leaf: each bitmap has it once. */
+	CHECK_EQ(actor_run(a1, op_uniq_run, &u1), -1);	/* EINVAL: enabled */
+	CHECK_EQ(rec_count(TRACE(b1)), 2);
+	CHECK_EQ(rec_count(TRACE(b2)), 2);
+	expect_pcs_in(TRACE(b1), 0, 1, (const void *)target_leaf);
+	expect_pcs_in(TRACE(b1), 1, 1, (const void *)target_leaf2);
+	expect_pcs_in(TRACE(b2), 0, 1, (const void *)target_leaf);
+	expect_pcs_in(TRACE(b2), 1, 1, (const void *)target_leaf3);
+	CHECK_EQ(TRACE(b1)[1], TRACE(b2)[1]);
+	actor_stop(a1);
+	actor_stop(a2);
+	/* Thread exit: READY again, the bitmap forgotten (word 0 counts
+	 * again, once the user resets it). */
+	rec_reset(b1);
+	expect_ready_state(k, fd1, b1);
+	uniq_enable_ok(k, fd2, BW);
+	kc_disable_ok(k, fd2);
+	close(fd1);
+	close(fd2);
+}
+
+/* ---- CMP (ukcov's extension) ---- */
+
+static void cmp_run(void)
+{
+	for (int i = 0; i < 3; i++) {
+		target_cmp4(1, 2);
+		target_ccmp4(5);
+		target_switch32(7);
+	}
+	target_cmp4(1, 3);
+}
+
+static void t_cmp(const struct kc *k)
+{
+	uint64_t *buf, first[8 * 4];
+	uint64_t *tr;
+	int fd = kc_setup(k, KC_ENTRIES, &buf);
+	const uint64_t cases[] = { (uint64_t)-1 & 0xffffffff, 1, 7, 100, 1000 };
+
+	tr = TRACE(buf);
+	uniq_cmp_enable_ok(k, fd, BW);
+	cmp_run();
+	/* cmp4(1,2), ccmp4(5), 5 switch cases, cmp4(1,3). */
+	CHECK_EQ(rec_count(tr), 8);
+	expect_cmp(tr, 0, SZ(2), 1, 2, (const void *)target_cmp4,
+		   (const void *)__sanitizer_cov_trace_cmp4);
+	expect_cmp(tr, 1, SZ(2) | 1, TARGET_C4, 5, (const void *)target_ccmp4,
+		   (const void *)__sanitizer_cov_trace_const_cmp4);
+	/* The switch's five cases, in the compiler's order. */
+	for (int i = 0, seen = 0; i < 5; i++) {
+		const uint64_t *r = &tr[1 + (2 + i) * 4];
+		int j = 0;
+
+		while (j < 5 && (r[1] != cases[j] || (seen & (1 << j))))
+			j++;
+		CHECK(j < 5);
+		seen |= 1 << j;
+		CHECK_EQ(r[0], SZ(2) | 1);
+		CHECK_EQ(r[2], 7);
+	}
+	expect_cmp(tr, 7, SZ(2), 1, 3, (const void *)target_cmp4,
+		   (const void *)__sanitizer_cov_trace_cmp4);
+	memcpy(first, tr + 1, sizeof(first));
+	cmp_run();
+	CHECK_EQ(rec_count(tr), 8);
+	CHECK_OK(kc_req(k, fd, KCOV_RESET_TRACE, 0));
+	cmp_run();
+	CHECK_EQ(rec_count(tr), 8);
+	CHECK(memcmp(first, tr + 1, sizeof(first)) == 0);
+	/* The unique PC mode records no comparison, and the reverse. */
+	kc_disable_ok(k, fd);
+	uniq_enable_ok(k, fd, BW);
+	user_reset(buf, BW);
+	target_cmp4(9, 9);
+	CHECK_EQ(rec_count(tr), 1);	/* its block's PC only */
+	expect_pcs_in(tr, 0, 1, (const void *)target_cmp4);
+	kc_disable_ok(k, fd);
+	CHECK_EQ(kc_dropped(k, fd), 0);
+	close(fd);
+}
+
+/* A bitmap of one word: 64 slots.  200 distinct records each either
+ * take a slot (recorded) or find none within the probe bound
+ * (dropped, counted); a second pass records nothing new, and nothing
+ * is written past the records. */
+static void t_table_full(const struct kc *k)
+{
+	uint64_t *buf, *tr, n, d;
+	int fd = kc_setup(k, KC_ENTRIES, &buf);
+
+	for (uint64_t i = 1; i < KC_ENTRIES; i++)
+		buf[i] = 0xa5a5a5a5a5a5a5a5ULL;
+	buf[0] = 0;
+	tr = buf + 1;
+	tr[0] = 0;
+	uniq_cmp_enable_ok(k, fd, 1);
+	for (uint32_t i = 0; i < 200; i++)
+		target_cmp4(i, 0xbeef);
+	n = rec_count(tr);
+	d = kc_dropped(k, fd);
+	CHECK(n <= 64 && n > 0);
+	CHECK_EQ(n + d, 200);
+	for (uint32_t i = 0; i < 200; i++)
+		target_cmp4(i, 0xbeef);
+	CHECK_EQ(rec_count(tr), n);
+	CHECK_EQ(kc_dropped(k, fd), 200 - n);
+	kc_disable_ok(k, fd);
+	CHECK_EQ(__builtin_popcountll(buf[0]), (int)n);
+	for (uint64_t i = 0; i < n; i++)
+		for (uint64_t j = 0; j < i; j++)
+			CHECK(tr[2 + 4 * i] != tr[2 + 4 * j]);
+	for (uint64_t i = 1 + 1 + 4 * n; i < KC_ENTRIES; i++)
+		CHECK_EQ(buf[i], 0xa5a5a5a5a5a5a5a5ULL);
+	close(fd);
+}
+
+/* The user scribbles on the bitmap and the count word: never a write
+ * outside the buffer's trace capacity, and the runtime recovers at the
+ * next reset. */
+static void t_scribbled(const struct kc *k)
+{
+	uint64_t *buf, *tr, cap = KC_ENTRIES - BW - 1;
+	int fd = kc_setup(k, KC_ENTRIES, &buf);
+
+	tr = TRACE(buf);
+	uniq_enable_ok(k, fd, BW);
+	/* Every slot looks taken by a key that is not there: dropped. */
+	memset(buf, 0xff, BW * 8);
+	target_leaf();
+	CHECK_EQ(rec_count(tr), 0);
+	CHECK_EQ(kc_dropped(k, fd), 1);
+	/* A garbage count: full, dropped, nothing written. */
+	user_reset(buf, BW);
+	tr[0] = 1ULL << 62;
+	tr[1] = 0x1234;
+	target_leaf2();
+	CHECK_EQ(tr[0], 1ULL << 62);
+	CHECK_EQ(tr[1], 0x1234);
+	CHECK_EQ(kc_dropped(k, fd), 1);
+	/* A count one short of the capacity: exactly one more fits. */
+	user_reset(buf, BW);
+	tr[0] = cap - 1;
+	target_leaf();
+	target_leaf2();
+	CHECK_EQ(tr[0], cap);
+	expect_pcs_in(tr, cap - 1, 1, (const void *)target_leaf);
+	CHECK_EQ(kc_dropped(k, fd), 1);
+	/* Clearing one point's bit records it again. */
+	user_reset(buf, BW);
+	target_leaf();
+	CHECK_EQ(rec_count(tr), 1);
+	memset(buf, 0, BW * 8);
+	target_leaf();
+	CHECK_EQ(rec_count(tr), 2);
+	CHECK_EQ(tr[1], tr[2]);
+	kc_disable_ok(k, fd);
+	close(fd);
+}
+
+/* ---- fork and exec ---- */
+
+/* A fork server: each child enables the parent's descriptor in unique
+ * mode, runs, and exits enabled; the parent resets between runs and
+ * reads exactly the same records. */
+static void t_fork_server(const struct kc *k)
+{
+	uint64_t *buf, first[3];
+	int fd = kc_setup(k, KC_ENTRIES, &buf);
+
+	for (int round = 0; round < 3; round++) {
+		struct peer p;
+
+		user_reset(buf, BW);
+		if (peer_fork(&p) == 0) {
+			uniq_enable_ok(k, fd, BW);
+			three_leaves();
+			three_leaves();
+			_exit(0);
+		}
+		expect_exit0(p.pid);
+		expect_leaves(buf, BW);
+		if (round == 0)
+			memcpy(first, TRACE(buf) + 1, sizeof(first));
+		CHECK(memcmp(first, TRACE(buf) + 1, sizeof(first)) == 0);
+	}
+	/* The parent enabled, a child starts disabled. */
+	user_reset(buf, BW);
+	uniq_enable_ok(k, fd, BW);
+	{
+		struct peer p;
+
+		if (peer_fork(&p) == 0) {
+			three_leaves();
+			_exit(0);
+		}
+		expect_exit0(p.pid);
+	}
+	CHECK_EQ(rec_count(TRACE(buf)), 0);
+	target_leaf2();		/* positive control */
+	CHECK_EQ(rec_count(TRACE(buf)), 1);
+	kc_disable_ok(k, fd);
+	close(fd);
+}
+
+/* The exec'd image (core --unique-exec-target): calls the leaves,
+ * exits enabled. */
+int unique_exec_target_main(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	three_leaves();
+	three_leaves();
+	return 0;
+}
+
+/* exec keeps unique mode: the new image's leaves are recorded once
+ * each after the old image's record. */
+static void t_exec(const struct kc *k)
+{
+	uint64_t *buf, *tr, own[3];
+	int fd = kc_setup(k, KC_ENTRIES, &buf);
+	struct peer p;
+
+	tr = TRACE(buf);
+	/* This image's leaves, to compare the new image's offsets with. */
+	uniq_enable_ok(k, fd, BW);
+	three_leaves();
+	kc_disable_ok(k, fd);
+	expect_leaves(buf, BW);
+	memcpy(own, tr + 1, sizeof(own));
+	user_reset(buf, BW);
+	if (peer_fork(&p) == 0) {
+		char *argv[] = { "core", "--unique-exec-target", NULL };
+
+		uniq_enable_ok(k, fd, BW);
+		target_leaf();
+		execv("/proc/self/exe", argv);
+		_exit(127);
+	}
+	expect_exit0(p.pid);
+	CHECK_EQ(rec_count(tr), 4);
+	expect_pcs_in(tr, 0, 1, (const void *)target_leaf);
+	/* The new image's leaves, in call order, once each: the same
+	 * binary, so the same distances between them. */
+	CHECK_EQ(tr[3] - tr[2], own[1] - own[0]);
+	CHECK_EQ(tr[4] - tr[3], own[2] - own[1]);
+	/* The descriptor is READY again after the exec'd process exits. */
+	rec_reset(buf);
+	expect_ready_state(k, fd, buf);
+	close(fd);
+}
+
+void register_unique_tests(void)
+{
+	for (int native = 0; native <= core_have_native; native++) {
+		const unsigned nat = native ? NEED_NATIVE : 0;
+
+		reg_one("unique.errnos", t_errnos, FL_LINUX, native, nat);
+		reg_one("unique.once_per_reset", t_once_per_reset, FL_LINUX,
+			native, nat);
+		reg_one("unique.reset_trace", t_reset_trace, FL_LINUX, native,
+			nat);
+	}
+	reg_one("unique.enabled_elsewhere", t_enabled_elsewhere, FL_LINUX,
+		core_have_native, 0);
+	reg_one("unique.trace_capacity", t_trace_capacity, FL_LINUX,
+		core_have_native, 0);
+	reg_one("unique.disable_forgets_bitmap", t_disable_forgets, FL_LINUX,
+		core_have_native, 0);
+	reg_one("unique.threads", t_threads, FL_LINUX, core_have_native, 0);
+	reg_one("unique.cmp", t_cmp, FL_LINUX, core_have_native, NEED_CMP);
+	reg_one("unique.table_full", t_table_full, FL_LINUX, core_have_native,
+		NEED_CMP);
+	reg_one("unique.scribbled", t_scribbled, FL_LINUX, core_have_native, 0);
+	reg_one("unique.fork_server", t_fork_server, FL_LINUX,
+		core_have_native, 0);
+	reg_one("unique.exec", t_exec, FL_LINUX, core_have_native, 0);
+}
