@@ -3,7 +3,11 @@
  * cmp` (decode a CMP buffer).
  *
  * run: open a Linux-flavor descriptor, KCOV_INIT_TRACE, mmap it, fork;
- * the child enables it (KCOV_TRACE_PC or KCOV_TRACE_CMP) and execs PROG,
+ * the child enables it and execs PROG.  By default in unique mode
+ * (KCOV_UNIQUE_ENABLE: a bitmap at the head of the buffer, then a trace
+ * that holds each point once, so no run overflows it); --mode pc and
+ * cmp are the plain traces, cmp-unique is UKCOV_IOC_UNIQUE_ENABLE_CMP.
+ * PROG,
  * whose libukcov takes the enabled descriptor over before main and keeps
  * recording into the same buffer; it also appends its module table to
  * $UKCOV_MODULES.  After waitpid the parent reads the buffer (count word
@@ -263,9 +267,10 @@ static int load_runtime(struct runtime *rt)
 struct session {
 	struct runtime rt;
 	int fd;
-	uint64_t *area;
+	uint64_t *area;		/* the mapped buffer */
 	size_t words;
 	bool cmp;
+	uint64_t bitmap;	/* bitmap words of a unique mode, or 0 */
 	char modules[64];	/* the UKCOV_MODULES file */
 	bool all_threads;	/* --threads all */
 	char threads[64];	/* the UKCOV_THREADS_OUT file */
@@ -292,6 +297,12 @@ static int open_descriptor(struct session *s, unsigned long size)
 		msg_error("--size %lu: need 2 .. 2^31 words", size);
 		return EXIT_USAGE;
 	}
+	if (s->bitmap && s->bitmap >= size - 1) {
+		msg_error("--bitmap %llu: must leave at least 2 of the %lu "
+			  "words for the trace", (unsigned long long)s->bitmap,
+			  size);
+		return EXIT_USAGE;
+	}
 	s->fd = s->rt.open(UKCOV_LINUX);
 	if (s->fd < 0 || s->rt.ioctl(s->fd, KCOV_INIT_TRACE, size) < 0) {
 		msg_error("cannot set up a kcov descriptor: %s",
@@ -308,6 +319,16 @@ static int open_descriptor(struct session *s, unsigned long size)
 	return 0;
 }
 
+static int enable(struct session *s)
+{
+	if (s->bitmap)
+		return s->rt.ioctl(s->fd, s->cmp ? UKCOV_IOC_UNIQUE_ENABLE_CMP
+						 : KCOV_UNIQUE_ENABLE,
+				   (unsigned long)s->bitmap);
+	return s->rt.ioctl(s->fd, KCOV_ENABLE,
+			   s->cmp ? KCOV_TRACE_CMP : KCOV_TRACE_PC);
+}
+
 static void child(struct session *s, char **argv)
 {
 	setenv("UKCOV_MODULES", s->modules, 1);
@@ -315,9 +336,9 @@ static void child(struct session *s, char **argv)
 		setenv("UKCOV_THREADS_OUT", s->threads, 1);
 	else
 		unsetenv("UKCOV_THREADS_OUT");
-	if (s->rt.ioctl(s->fd, KCOV_ENABLE,
-			s->cmp ? KCOV_TRACE_CMP : KCOV_TRACE_PC) < 0) {
-		fprintf(stderr, "ukcov: error: KCOV_ENABLE: %s\n",
+	if (enable(s) < 0) {
+		fprintf(stderr, "ukcov: error: %s: %s\n",
+			s->bitmap ? "KCOV_UNIQUE_ENABLE" : "KCOV_ENABLE",
 			strerror(errno));
 		_exit(127);
 	}
@@ -441,16 +462,27 @@ static void add_records(const struct session *s, struct dump *d,
 	}
 }
 
+/* The trace of the main thread's buffer (after the bitmap in a unique
+ * mode): its records and their count, bounded by the capacity (the
+ * program may scribble on the buffer). */
+static const uint64_t *main_trace(const struct session *s, size_t *count)
+{
+	const uint64_t *tr = s->area + s->bitmap;
+	uint64_t n = __atomic_load_n(&tr[0], __ATOMIC_ACQUIRE);
+	size_t max = (s->words - s->bitmap - 1) / (s->cmp ? 4 : 1);
+
+	*count = n < max ? (size_t)n : max;
+	return tr + 1;
+}
+
 /* The main thread's buffer, then every followed thread's records. */
 static size_t collect_records(struct session *s, struct dump *d,
 			      struct pcvec *unknown)
 {
-	uint64_t count = __atomic_load_n(&s->area[0], __ATOMIC_ACQUIRE);
-	size_t max = (s->words - 1) / (s->cmp ? 4 : 1), total;
+	size_t count, total;
+	const uint64_t *recs = main_trace(s, &count);
 
-	if (count > max)	/* the program may scribble on the buffer */
-		count = max;
-	add_records(s, d, unknown, s->area + 1, count);
+	add_records(s, d, unknown, recs, count);
 	total = count;
 	for (size_t b = 0; b < s->nblocks; b++) {
 		add_records(s, d, unknown, s->blocks[b].recs,
@@ -502,10 +534,10 @@ static void print_raw_records(const struct session *s, const uint64_t *recs,
  * thread's under a "# thread TID" line. */
 static void print_raw(const struct session *s, struct strbuf *sb)
 {
-	uint64_t count = __atomic_load_n(&s->area[0], __ATOMIC_ACQUIRE);
-	size_t max = (s->words - 1) / (s->cmp ? 4 : 1);
+	size_t count;
+	const uint64_t *recs = main_trace(s, &count);
 
-	print_raw_records(s, s->area + 1, count < max ? count : max, sb);
+	print_raw_records(s, recs, count, sb);
 	for (size_t b = 0; b < s->nblocks; b++) {
 		sb_printf(sb, "# thread %llu\n",
 			  (unsigned long long)s->blocks[b].tid);
@@ -527,24 +559,51 @@ static int child_status(const struct session *s, const char *prog,
 	else
 		msg_note("%s exited with status %d; %zu records, %llu dropped",
 			 prog, code, count, (unsigned long long)s->dropped);
+	if (s->dropped && s->bitmap)
+		msg_warn("coverage is incomplete: a larger --bitmap (now %llu "
+			 "words) or --size would keep every point",
+			 (unsigned long long)s->bitmap);
+	else if (s->dropped)
+		msg_warn("coverage is incomplete: the trace overflowed; "
+			 "--mode unique records each point once");
 	if (unknown->n)
 		msg_warn("%zu PCs are outside every module of %s's table "
 			 "(printed as absolute addresses)", unknown->n, prog);
 	return code;
 }
 
-static int run_checks(const struct options *o, bool *cmp)
+/* Unique modes' default bitmap: 4096 words are 2^18 slots, several
+ * times the points of sqlite or Lua, in a quarter of the buffer at most
+ * (docs/DESIGN.md, Unique coverage). */
+static uint64_t default_bitmap(unsigned long size)
 {
+	uint64_t w = size / 4;
+
+	return w > 4096 ? 4096 : w ? w : 1;
+}
+
+static int run_checks(const struct options *o, struct session *s)
+{
+	bool unique = !strcmp(o->mode, "unique") ||
+		      !strcmp(o->mode, "cmp-unique");
+
 	if ((strcmp(o->threads, "main") && strcmp(o->threads, "all")) ||
-	    (strcmp(o->mode, "pc") && strcmp(o->mode, "cmp"))) {
-		msg_error("run: --mode pc|cmp and --threads main|all");
+	    (!unique && strcmp(o->mode, "pc") && strcmp(o->mode, "cmp"))) {
+		msg_error("run: --mode unique|pc|cmp|cmp-unique and --threads "
+			  "main|all");
+		return EXIT_USAGE;
+	}
+	if (o->bitmap && !unique) {
+		msg_error("run: --bitmap goes with --mode unique or cmp-unique");
 		return EXIT_USAGE;
 	}
 	if (o->nargs < 1) {
 		msg_error("run: missing the program (ukcov run -- PROG ARGS)");
 		return EXIT_USAGE;
 	}
-	*cmp = !strcmp(o->mode, "cmp");
+	s->cmp = !strncmp(o->mode, "cmp", 3);
+	s->bitmap = unique ? (o->bitmap ? o->bitmap : default_bitmap(o->size))
+			   : 0;
 	return 0;
 }
 
@@ -573,6 +632,12 @@ static int report_run(struct options *o, struct session *s)
 		dump_add_info(&d, "dropped", v);
 		snprintf(v, sizeof(v), "%d", s->status);
 		dump_add_info(&d, "wait-status", v);
+		dump_add_info(&d, "collection", s->bitmap ? "unique" : "trace");
+		if (s->bitmap) {
+			snprintf(v, sizeof(v), "%llu",
+				 (unsigned long long)s->bitmap);
+			dump_add_info(&d, "bitmap-words", v);
+		}
 		dump_serialize(&d, &sb);
 	} else {
 		dump_print_symbolized(&d, &unknown, &sb);
@@ -588,7 +653,7 @@ static int report_run(struct options *o, struct session *s)
 int cmd_run(struct options *o)
 {
 	struct session s = { .fd = -1 };
-	int r = run_checks(o, &s.cmp);
+	int r = run_checks(o, &s);
 
 	s.all_threads = !r && !strcmp(o->threads, "all");
 	if (!r && load_runtime(&s.rt) < 0)

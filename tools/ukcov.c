@@ -43,10 +43,11 @@ static const char usage_text[] =
 "usage: ukcov COMMAND [OPTIONS] FILE...\n"
 "\n"
 "Collect:\n"
-"  run [--mode pc|cmp] [--size N] [--threads main|all] [--raw] [-o DUMP]\n"
-"      -- PROG ARGS\n"
+"  run [--mode unique|pc|cmp|cmp-unique] [--size N] [--bitmap N]\n"
+"      [--threads main|all] [--raw] [-o DUMP] -- PROG ARGS\n"
 "                          run PROG with a kcov descriptor, print or save\n"
-"                          what it covered\n"
+"                          what it covered (default: unique, each point\n"
+"                          once)\n"
 "Raw coverage (.sancov, ukcov dumps):\n"
 "  print [--lines] FILE... covered PCs, one file after another;\n"
 "                          --lines: each symbolized (dumps)\n"
@@ -131,6 +132,7 @@ static const struct opt_def opt_defs[] = {
 	{ "default-ignorelist", NULL, 'b', OFF(default_ignorelist) },
 	{ "mode", NULL, 's', OFF(mode) },
 	{ "size", NULL, 'n', OFF(size) },
+	{ "bitmap", NULL, 'n', OFF(bitmap) },
 	{ "threads", NULL, 's', OFF(threads) },
 	{ "raw", NULL, 'b', OFF(raw) },
 	{ "lines", NULL, 'b', OFF(lines) },
@@ -232,7 +234,7 @@ static void set_defaults(struct options *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->demangle = o->skip_dead = o->default_ignorelist = true;
-	o->mode = "pc";
+	o->mode = "unique";
 	o->threads = "main";
 	o->size = 1UL << 20;
 }

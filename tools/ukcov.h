@@ -11,8 +11,9 @@ struct options {
 	const char *strip_prefix;	/* --strip-path-prefix */
 	const char *ignorelist;		/* --ignorelist (sancov -blacklist) */
 	bool demangle, skip_dead, default_ignorelist;
-	const char *mode;		/* run: pc | cmp */
+	const char *mode;		/* run: unique | pc | cmp | cmp-unique */
 	unsigned long size;		/* run: buffer words */
+	unsigned long bitmap;		/* run: bitmap words (unique), 0 auto */
 	const char *threads;		/* run: main | all */
 	bool raw;			/* run: print the raw trace */
 	bool lines;			/* print: symbolize each point */

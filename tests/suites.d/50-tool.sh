@@ -162,7 +162,7 @@ grep -q ' main_only$' "$T/main.txt" && ! grep -q ' worker_' "$T/main.txt" && ok 
 [ "$(grep -c '^# thread [1-9][0-9]*$' "$T/raw.txt")" = 3 ] && ok "run --threads all --raw: one block per thread" || bad "run --threads all --raw" "$T/raw.txt"
 expect "--threads all with the static runtime says so" 0 "ukcov: warning: the program's runtime did not follow its threads: only the main thread was traced (link it with -lukcov, not libukcov.a)
 ukcov: ./threads_static exited with status 0; $( (cd "$T" && "$U" run -- ./threads_static 2>&1 >/dev/null) | sed 's/.*status 0; //')" "$U" run --threads all -o /dev/null -- ./threads_static
-expect "--threads other" 2 "ukcov: error: run: --mode pc|cmp and --threads main|all" "$U" run --threads some -- true
+expect "--threads other" 2 "ukcov: error: run: --mode unique|pc|cmp|cmp-unique and --threads main|all" "$U" run --threads some -- true
 
 # ---- rawunpack (sancov.py's coverage_direct pair) --------------------------
 python3 - <<'EOF'
