@@ -75,8 +75,10 @@ UB_MODES = [("off", "trace_pc, tracing off"),
             ("full", "trace_pc, PC on, buffer full (drop)"),
             ("swoff", "trace_switch 128 cases, off"),
             ("cmpoff", "trace_cmp8, off"),
-            ("cmp", "trace_cmp8, CMP on, 256 KiB buffer")]
-ON_MODES = {"cache", "dram", "full", "cmp"}
+            ("cmp", "trace_cmp8, CMP on, 256 KiB buffer"),
+            ("gdoff", "trace_pc_guard, nothing enabled"),
+            ("guard", "trace_pc_guard, PC on, 256 KiB buffer")]
+ON_MODES = {"cache", "dram", "full", "cmp", "guard"}
 
 
 def log(msg):

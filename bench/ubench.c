@@ -20,6 +20,9 @@
  * swoff    trace_switch (128 cases), tracing off      -
  * cmpoff   trace_cmp8, tracing off                    -
  * cmp      trace_cmp8, tracing comparisons            32 Ki words (256 KiB)
+ * gdoff    trace_pc_guard, nothing enabled            -
+ * guard    trace_pc_guard, tracing PCs                32 Ki words (256 KiB)
+ *          (run with UKCOV_OPTIONS=coverage=1 for the process-wide mode)
  * calib    dependent adds, to estimate the clock
  *
  * In the cache, dram and cmp modes the loop resets word 0 when fewer than
@@ -54,6 +57,11 @@
 void __sanitizer_cov_trace_pc(void);
 void __sanitizer_cov_trace_cmp8(uint64_t a, uint64_t b);
 void __sanitizer_cov_trace_switch(uint64_t val, uint64_t *cases);
+void __sanitizer_cov_trace_pc_guard(uint32_t *guard);
+void __sanitizer_cov_trace_pc_guard_init(uint32_t *start, uint32_t *stop);
+
+/* One guard per call site of body_guard, numbered by the runtime. */
+static uint32_t guards[64];
 
 struct mode {
 	const char *name;
@@ -100,6 +108,20 @@ static void body_cmp(long iter, uint64_t *area, uint64_t limit)
 	}
 }
 
+/* Each call site passes its own guard, as clang's code does; the
+ * pointer increment is paid by every runtime alike. */
+/* NOLINTNEXTLINE(readability-function-size) */
+static void body_guard(long iter, uint64_t *area, uint64_t limit)
+{
+	for (long i = 0; i < iter; i++) {
+		uint32_t *g = guards;
+
+		X64(__sanitizer_cov_trace_pc_guard(g); g++;)
+		DRAIN(area, limit);
+		__asm__ volatile("" ::: "memory");
+	}
+}
+
 static uint64_t switch_cases[2 + 128];
 
 /* NOLINTNEXTLINE(readability-function-size) */
@@ -132,6 +154,8 @@ static const struct mode modes[] = {
 	{ "swoff", body_switch, 0, -1, 0 },
 	{ "cmpoff", body_cmp, 0, -1, 0 },
 	{ "cmp", body_cmp, 32768, TRACE_CMP, 1 },
+	{ "gdoff", body_guard, 0, -1, 0 },
+	{ "guard", body_guard, 32768, TRACE_PC, 1 },
 	{ "calib", body_calib, 0, -1, 0 },
 };
 
@@ -179,10 +203,12 @@ int main(int argc, char **argv)
 		if (!strcmp(modes[i].name, name))
 			m = &modes[i];
 	if (!m || iter <= 0 || repeat <= 0) {
-		fprintf(stderr, "usage: ubench off|cache|dram|full|swoff|cmpoff|cmp|calib "
+		fprintf(stderr, "usage: ubench off|cache|dram|full|swoff|cmpoff|cmp|"
+				"gdoff|guard|calib "
 				"[ITER [REPEAT]]\n");
 		return 2;
 	}
+	__sanitizer_cov_trace_pc_guard_init(guards, guards + 64);
 	switch_cases[0] = 128;
 	switch_cases[1] = 64;
 	for (int i = 0; i < 128; i++)

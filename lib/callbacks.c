@@ -1,6 +1,7 @@
 /*
- * lib/callbacks.c -- the __sanitizer_cov_* callbacks that gcc and clang
- * emit for -fsanitize-coverage=trace-pc,trace-cmp.
+ * lib/callbacks.c -- the __sanitizer_cov_* callbacks that gcc 12 and
+ * clang 14 emit, for every -fsanitize-coverage mode (the init callbacks
+ * forward to lib/sancov.c).
  *
  * These run billions of times.  With tracing off a callback is one TLS
  * load, one compare and a return.  With tracing on it appends one record
@@ -37,6 +38,11 @@ __attribute__((used)) static const char *const ukcov_anchor_ref =
 	&ukcov__runtime_anchor;
 #endif
 
+/* The linker script behind -lukcov names this (EXTERN), so that this
+ * object is linked even when every callback an instrumented program
+ * uses is already (weakly) defined by another runtime. */
+UKCOV_EXPORT const char __ukcov_callbacks = 1;
+
 /* Only the owner thread writes its descriptor's drop count, so a plain
  * increment published with a relaxed store is enough. */
 static inline void count_drop(struct ukcov_thread *t, uint64_t n)
@@ -47,22 +53,12 @@ static inline void count_drop(struct ukcov_thread *t, uint64_t n)
 			 __ATOMIC_RELAXED);
 }
 
-/* Append pc unless this thread saw it since the last reset. */
-static __attribute__((noinline)) void
-trace_pc_unique(struct ukcov_thread *t, uint64_t *area, uint64_t pc)
+/* One PC record (Linux __sanitizer_cov_trace_pc). */
+static inline __attribute__((always_inline)) void
+pc_record(struct ukcov_thread *t, uint64_t *area, uint64_t pc)
 {
-	uint64_t n;
+	uint64_t n = __atomic_load_n(&area[0], __ATOMIC_RELAXED);
 
-	switch (uniq_claim_pc(t, pc)) {
-	case UNIQ_NEW:
-		break;
-	case UNIQ_FULL:
-		count_drop(t, 1);
-		return;
-	default:
-		return;
-	}
-	n = __atomic_load_n(&area[0], __ATOMIC_RELAXED);
 	if (likely(n < t->pc_cap)) {
 		area[n + 1] = pc;
 		__atomic_store_n(&area[0], n + 1, __ATOMIC_RELEASE);
@@ -71,11 +67,26 @@ trace_pc_unique(struct ukcov_thread *t, uint64_t *area, uint64_t pc)
 	}
 }
 
+/* Append pc unless this thread saw it since the last reset. */
+static __attribute__((noinline)) void
+trace_pc_unique(struct ukcov_thread *t, uint64_t *area, uint64_t pc)
+{
+	switch (uniq_claim_pc(t, pc)) {
+	case UNIQ_NEW:
+		pc_record(t, area, pc);
+		return;
+	case UNIQ_FULL:
+		count_drop(t, 1);
+		return;
+	default:
+		return;
+	}
+}
+
 CALLBACK void __sanitizer_cov_trace_pc(void)
 {
 	struct ukcov_thread *t = &__ukcov_thread;
 	uint64_t *area = __atomic_load_n(&t->pc_area, __ATOMIC_RELAXED);
-	uint64_t n;
 
 	/* "unlikely" although tracing is off far more often: it keeps the
 	 * recording path the fall-through, so a tracing thread takes no
@@ -90,13 +101,80 @@ CALLBACK void __sanitizer_cov_trace_pc(void)
 		trace_pc_unique(t, area, RET_IP());
 		return;
 	}
-	n = __atomic_load_n(&area[0], __ATOMIC_RELAXED);
-	if (likely(n < t->pc_cap)) {
-		area[n + 1] = RET_IP();
-		__atomic_store_n(&area[0], n + 1, __ATOMIC_RELEASE);
-	} else {
-		count_drop(t, 1);
+	pc_record(t, area, RET_IP());
+}
+
+/*
+ * clang's trace-pc-guard: one call per edge with the edge's guard,
+ * which __sanitizer_cov_trace_pc_guard_init numbered 1..N across the
+ * process (lib/sancov.c).  With nothing enabled this is one global load
+ * and one compare: the process-wide word says whether coverage=1 keeps
+ * PCs and whether any thread of the process has ever traced PCs
+ * through a kcov descriptor; only then is the TLS area looked at.  A
+ * guard the program set to 0 is off, as in compiler-rt
+ * (sanitizer_coverage_libcdep_new.cpp, __sanitizer_cov_trace_pc_guard).
+ * Shape and cost: docs/DESIGN.md, "The hot path".
+ */
+static inline __attribute__((always_inline)) void
+guard_hit(const uint32_t *guard, uint32_t on, uint64_t pc)
+{
+	uint32_t g = *guard;
+
+	if (unlikely(g == 0))
+		return;
+	if (on & UKCOV_SANCOV_PCS) {
+		/* The first hit's PC - 1, as compiler-rt keeps it.  Racing
+		 * threads store the same value. */
+		uint64_t *slot = &__ukcov_sancov.guard_pcs[g];
+
+		if (__atomic_load_n(slot, __ATOMIC_RELAXED) == 0)
+			__atomic_store_n(slot, pc - 1, __ATOMIC_RELAXED);
 	}
+	if (on & UKCOV_SANCOV_KCOV) {
+		struct ukcov_thread *t = &__ukcov_thread;
+		uint64_t *area = __atomic_load_n(&t->pc_area, __ATOMIC_RELAXED);
+
+		if (area == NULL)
+			return;
+		if (unlikely(t->uniq_bits != NULL))
+			trace_pc_unique(t, area, pc);
+		else
+			pc_record(t, area, pc);
+	}
+}
+
+CALLBACK void __sanitizer_cov_trace_pc_guard(uint32_t *guard)
+{
+	uint32_t on = __atomic_load_n(&__ukcov_sancov.on, __ATOMIC_RELAXED);
+
+	if (likely(on == 0))	/* off: the fall-through return */
+		return;
+	guard_hit(guard, on, RET_IP());
+}
+
+/* The module constructors' init calls.  They live here, next to the
+ * callbacks, so that linking the callbacks also overrides the weak
+ * versions of clang's ubsan runtime; the work is in lib/sancov.c. */
+UKCOV_EXPORT void __sanitizer_cov_trace_pc_guard_init(uint32_t *start,
+						      uint32_t *stop)
+{
+	__ukcov_sancov_guard_init(start, stop);
+}
+
+UKCOV_EXPORT void __sanitizer_cov_8bit_counters_init(char *start, char *end)
+{
+	__ukcov_sancov_region_init(UKCOV_REGION_COUNTERS, start, end);
+}
+
+UKCOV_EXPORT void __sanitizer_cov_bool_flag_init(_Bool *start, _Bool *end)
+{
+	__ukcov_sancov_region_init(UKCOV_REGION_BOOLS, start, end);
+}
+
+UKCOV_EXPORT void __sanitizer_cov_pcs_init(const uintptr_t *beg,
+					   const uintptr_t *end)
+{
+	__ukcov_sancov_region_init(UKCOV_REGION_PCS, beg, end);
 }
 
 /* One {type, arg1, arg2, pc} record; 4 x u64 as in every kernel. */
@@ -281,3 +359,45 @@ CALLBACK void __sanitizer_cov_trace_switch(uint64_t val, uint64_t *cases)
 		return;
 	trace_switch_records(t, area, val, cases, RET_IP());
 }
+
+/*
+ * clang's trace-div and trace-gep.  No kernel records these; they go to
+ * the comparison buffer the way libFuzzer reads them
+ * (FuzzerTracePC.cpp: HandleCmp(PC, value, 0)): a CONST record
+ * {0, value} of the operand's size.  docs/DESIGN.md, "Deliberate
+ * differences".
+ */
+CALLBACK void __sanitizer_cov_trace_div4(uint32_t divisor)
+{
+	trace_cmp(SZ(2) | CONST, 0, divisor, RET_IP());
+}
+
+CALLBACK void __sanitizer_cov_trace_div8(uint64_t divisor)
+{
+	trace_cmp(SZ(3) | CONST, 0, divisor, RET_IP());
+}
+
+CALLBACK void __sanitizer_cov_trace_gep(uintptr_t idx)
+{
+	trace_cmp(SZ(3) | CONST, 0, idx, RET_IP());
+}
+
+/*
+ * clang's trace-loads/trace-stores and indirect-calls.  A kcov buffer
+ * has no record type for an access address or a callee, and compiler-rt
+ * defines them as no-ops too: they exist so that every build links,
+ * and cost a call and a return.
+ */
+#define NO_RECORD(name, type) \
+	CALLBACK void name(type p) { (void)p; }
+NO_RECORD(__sanitizer_cov_load1, uint8_t *)
+NO_RECORD(__sanitizer_cov_load2, uint16_t *)
+NO_RECORD(__sanitizer_cov_load4, uint32_t *)
+NO_RECORD(__sanitizer_cov_load8, uint64_t *)
+NO_RECORD(__sanitizer_cov_load16, __int128 *)
+NO_RECORD(__sanitizer_cov_store1, uint8_t *)
+NO_RECORD(__sanitizer_cov_store2, uint16_t *)
+NO_RECORD(__sanitizer_cov_store4, uint32_t *)
+NO_RECORD(__sanitizer_cov_store8, uint64_t *)
+NO_RECORD(__sanitizer_cov_store16, __int128 *)
+NO_RECORD(__sanitizer_cov_trace_pc_indir, uintptr_t)

@@ -96,5 +96,6 @@ void ukcov__takeover_scan(void)
 __attribute__((constructor(101))) static void ukcov_init(void)
 {
 	ukcov__threads_init();
+	ukcov__sancov_init();
 	ukcov__takeover_scan();
 }

@@ -150,9 +150,45 @@ struct ukcov_thread {
 extern __thread struct ukcov_thread __ukcov_thread
 	__attribute__((tls_model("initial-exec"), visibility("default")));
 
+/*
+ * Process-wide SanitizerCoverage state read by the guard callback
+ * (lib/sancov.c).  One word decides "anything to do": with nothing
+ * enabled the guard callback is this one load and one compare.
+ * Locking: [A] written with atomics by sancov.c, read relaxed by the
+ * callbacks; [S] set once before the bit that enables its use.
+ */
+#define UKCOV_SANCOV_PCS  1u	/* coverage=1: keep each guard's first PC */
+#define UKCOV_SANCOV_KCOV 2u	/* a thread of this process has traced PCs
+				 * (sticky): guards look at the TLS area */
+struct ukcov_sancov_hot {
+	uint32_t on;			/* [A] UKCOV_SANCOV_* bits */
+	uint32_t reserved;
+	uint64_t *guard_pcs;		/* [S] slot g: PC - 1 of guard g's first
+					 * hit, 0 if none; slot 0 unused */
+} __attribute__((aligned(64)));
+
+extern struct ukcov_sancov_hot __ukcov_sancov
+	__attribute__((visibility("default")));
+
+/* Exported for the init callbacks linked into executables from
+ * libukcov_cb.a, which forward to the runtime (lib/sancov.c). */
+#define UKCOV_SANCOV_API __attribute__((visibility("default")))
+UKCOV_SANCOV_API void __ukcov_sancov_guard_init(uint32_t *start,
+						uint32_t *stop);
+UKCOV_SANCOV_API void __ukcov_sancov_region_init(int kind, const void *start,
+						 const void *stop);
+enum { UKCOV_REGION_COUNTERS = 1, UKCOV_REGION_BOOLS, UKCOV_REGION_PCS };
+
+/* ---- sancov.c ---- */
+void ukcov__sancov_note_tracer(void);
+void ukcov__sancov_init(void);
+int ukcov__sancov_fatal_dump(int sig);
+
 /* ---- callbacks.c ---- */
 /* Referenced by callbacks.c so that a static link pulls in the runtime. */
 extern const char ukcov__runtime_anchor;
+/* Defined in callbacks.c, named by the -lukcov linker script. */
+extern const char __ukcov_callbacks __attribute__((visibility("default")));
 
 /* ---- thread.c ---- */
 extern pthread_mutex_t ukcov__proc_lock;

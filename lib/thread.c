@@ -82,6 +82,8 @@ void ukcov__thread_rearm_hot(struct ukcov_thread *t)
 		else if (t->mode == UKCOV_MODE_CMP)
 			cmp = area;
 	}
+	if (pc)
+		ukcov__sancov_note_tracer();	/* guards look at pc_area */
 	__atomic_store_n(&t->pc_area, pc, __ATOMIC_RELEASE);
 	__atomic_store_n(&t->cmp_area, cmp, __ATOMIC_RELEASE);
 }

@@ -1,6 +1,7 @@
 /*
  * bench/rt/nop.c -- the cheapest possible runtime ("b0"): every callback
- * that -fsanitize-coverage=trace-pc,trace-cmp emits, as an empty function.
+ * that -fsanitize-coverage=trace-pc,trace-cmp and trace-pc-guard emit, as
+ * an empty function (the guard init numbers nothing).
  * Whatever a build linked with this costs over the uninstrumented build is
  * the price of the calls themselves (and of the code the compiler could not
  * optimise around them); no runtime can go below it.
@@ -30,4 +31,17 @@ void __sanitizer_cov_trace_switch(uint64_t val, uint64_t *cases)
 {
 	(void)val;
 	(void)cases;
+}
+
+void __sanitizer_cov_trace_pc_guard(uint32_t *guard);
+void __sanitizer_cov_trace_pc_guard(uint32_t *guard)
+{
+	(void)guard;
+}
+
+void __sanitizer_cov_trace_pc_guard_init(uint32_t *start, uint32_t *stop);
+void __sanitizer_cov_trace_pc_guard_init(uint32_t *start, uint32_t *stop)
+{
+	(void)start;
+	(void)stop;
 }

@@ -50,6 +50,33 @@ void __sanitizer_cov_trace_pc(void)
 	}
 }
 
+/* trace-pc-guard: the same append; guards numbered 1..N. */
+void __sanitizer_cov_trace_pc_guard(uint32_t *guard);
+void __sanitizer_cov_trace_pc_guard(uint32_t *guard)
+{
+	uint64_t *area = t_pc_area;
+	uint64_t pos;
+
+	if (!area || !*guard)
+		return;
+	pos = area[0] + 1;
+	if (__builtin_expect(pos < t_words, 1)) {
+		area[pos] = (uint64_t)__builtin_return_address(0);
+		area[0] = pos;
+	}
+}
+
+void __sanitizer_cov_trace_pc_guard_init(uint32_t *start, uint32_t *stop);
+void __sanitizer_cov_trace_pc_guard_init(uint32_t *start, uint32_t *stop)
+{
+	static uint32_t n;
+
+	if (start == stop || *start)
+		return;
+	for (uint32_t *p = start; p < stop; p++)
+		*p = ++n;
+}
+
 /* Linux write_comp_data(): one 4-word record, if it fits. */
 static inline __attribute__((always_inline)) void
 put_cmp(uint64_t type, uint64_t arg1, uint64_t arg2, uint64_t pc)

@@ -1,8 +1,9 @@
 /*
  * <ukcov/sancov.h> -- the SanitizerCoverage callbacks libukcov defines.
  *
- * gcc 12 and clang 14 emit calls to these for -fsanitize-coverage=
- * trace-pc and trace-cmp (cmpf/cmpd: gcc only).  Programs never call
+ * gcc 12 and clang 14 emit calls to these for every
+ * -fsanitize-coverage= mode (cmpf/cmpd: gcc only; the rest of trace-pc
+ * and trace-cmp: both; everything else: clang).  Programs never call
  * them; the declarations document the ABI (see
  * clang/docs/SanitizerCoverage.rst and gcc/sanitizer.def).
  */
@@ -28,6 +29,35 @@ UKCOV_API void __sanitizer_cov_trace_const_cmp8(uint64_t c, uint64_t v);
 UKCOV_API void __sanitizer_cov_trace_cmpf(float a, float b);
 UKCOV_API void __sanitizer_cov_trace_cmpd(double a, double b);
 UKCOV_API void __sanitizer_cov_trace_switch(uint64_t val, uint64_t *cases);
+
+/* clang trace-pc-guard: guards numbered 1..N across every module. */
+UKCOV_API void __sanitizer_cov_trace_pc_guard(uint32_t *guard);
+UKCOV_API void __sanitizer_cov_trace_pc_guard_init(uint32_t *start,
+						   uint32_t *stop);
+/* clang inline-8bit-counters, inline-bool-flag, pc-table. */
+UKCOV_API void __sanitizer_cov_8bit_counters_init(char *start, char *end);
+UKCOV_API void __sanitizer_cov_bool_flag_init(_Bool *start, _Bool *end);
+UKCOV_API void __sanitizer_cov_pcs_init(const uintptr_t *pcs_beg,
+					const uintptr_t *pcs_end);
+/* clang trace-div, trace-gep (recorded as CONST compares with 0). */
+UKCOV_API void __sanitizer_cov_trace_div4(uint32_t divisor);
+UKCOV_API void __sanitizer_cov_trace_div8(uint64_t divisor);
+UKCOV_API void __sanitizer_cov_trace_gep(uintptr_t idx);
+/* clang indirect-calls, trace-loads, trace-stores (nothing recorded). */
+UKCOV_API void __sanitizer_cov_trace_pc_indir(uintptr_t callee);
+UKCOV_API void __sanitizer_cov_load1(uint8_t *addr);
+UKCOV_API void __sanitizer_cov_load2(uint16_t *addr);
+UKCOV_API void __sanitizer_cov_load4(uint32_t *addr);
+UKCOV_API void __sanitizer_cov_load8(uint64_t *addr);
+UKCOV_API void __sanitizer_cov_load16(__int128 *addr);
+UKCOV_API void __sanitizer_cov_store1(uint8_t *addr);
+UKCOV_API void __sanitizer_cov_store2(uint16_t *addr);
+UKCOV_API void __sanitizer_cov_store4(uint32_t *addr);
+UKCOV_API void __sanitizer_cov_store8(uint64_t *addr);
+UKCOV_API void __sanitizer_cov_store16(__int128 *addr);
+/* clang stack-depth: each thread's lowest frame address seen by
+ * instrumented non-leaf functions; starts at UINTPTR_MAX. */
+extern __thread uintptr_t __sancov_lowest_stack;
 
 #ifdef __cplusplus
 }
