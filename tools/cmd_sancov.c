@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "dump.h"
@@ -71,12 +72,10 @@ static int print_one(const char *path, bool lines, struct strbuf *sb)
 	struct pcvec pv = { 0 };
 	int bits = 0;
 	char head[16];
-	FILE *f = fopen(path, "rb");
-	size_t n = f ? fread(head, 1, sizeof(head), f) : 0;
+	size_t n;
 
-	if (f)
-		fclose(f);
-	if (dump_looks_like(head, n))
+	if (read_head(path, head, sizeof(head), &n) == 0 &&
+	    dump_looks_like(head, n))
 		return print_dump(path, lines, sb);
 	if (sancov_load(path, &pv, &bits) < 0)
 		return -1;
@@ -141,21 +140,21 @@ static int emit_sancov(const struct options *o, const struct pcvec *pv,
 /* Inputs of merge/diff, all of one kind. */
 enum raw_kind { RK_SANCOV, RK_DUMP, RK_SYMCOV, RK_ELF };
 
+/* By the first bytes only: an input may be huge (or claim to be). */
 static int raw_kind(const char *path, enum raw_kind *k)
 {
-	char *buf;
+	char head[64];
 	size_t len;
-	int r = read_whole_file(path, &buf, &len);
+	int r = read_head(path, head, sizeof(head), &len);
 
 	if (r < 0) {
 		msg_error("%s: %s", path, strerror(-r));
 		return -1;
 	}
-	*k = dump_looks_like(buf, len) ? RK_DUMP
-	     : is_elf_image(buf, len)	? RK_ELF
-	     : symcov_looks_like(buf, len) ? RK_SYMCOV
-					   : RK_SANCOV;
-	free(buf);
+	*k = dump_looks_like(head, len) ? RK_DUMP
+	     : is_elf_image(head, len)	? RK_ELF
+	     : symcov_looks_like(head, len) ? RK_SYMCOV
+					    : RK_SANCOV;
 	return 0;
 }
 
@@ -424,12 +423,49 @@ static int unpack_module(const struct dump_module *m, const char *raw,
 	return r < 0 ? -1 : 0;
 }
 
+/* The map (text), then the raw PCs, whose size the map bounds. */
+static int read_rawmap(const char *raw, const char *map, struct dump *d,
+		       int *bits, size_t *outside)
+{
+	char *buf = NULL, err[ERRLEN];
+	size_t len, nul;
+	struct stat st;
+	int r = read_text_file(map, &buf, &len, &nul);
+
+	if (r < 0) {
+		msg_error("%s: %s", map, strerror(-r));
+	} else if (nul != SIZE_MAX) {
+		msg_error("%s: not a .sancov.map: NUL byte at byte offset %zu "
+			  "(a text format)", map, nul);
+		r = -1;
+	} else if ((r = rawmap_read_map(buf, len, d, bits, err)) < 0) {
+		msg_error("%s: %s", map, err);
+	}
+	free(buf);
+	buf = NULL;
+	if (r < 0)
+		return -1;
+	if (stat(raw, &st) == 0 && S_ISREG(st.st_mode) &&
+	    rawmap_check_size(d, *bits, (uint64_t)st.st_size, err) < 0)
+		r = -1;
+	else if ((r = read_whole_file(raw, &buf, &len)) < 0)
+		snprintf(err, ERRLEN, "%s", strerror(-r));
+	else
+		r = rawmap_add_pcs(buf, len, d, *bits, outside, err);
+	if (r < 0) {
+		msg_error("%s: %s", raw, err);
+		dump_free(d);
+	}
+	free(buf);
+	return r < 0 ? -1 : 0;
+}
+
 static int rawunpack_one(const char *raw)
 {
-	size_t n = strlen(raw), rawlen, maplen, outside;
-	char *map, *rawbuf = NULL, *mapbuf = NULL, err[ERRLEN];
+	size_t n = strlen(raw), outside = 0;
+	char *map;
 	struct dump d;
-	int bits = 0, r = -1;
+	int bits = 0, r;
 
 	if (n < 11 || strcmp(raw + n - 11, ".sancov.raw") != 0) {
 		msg_error("%s: unexpected raw file name (want NAME.sancov.raw "
@@ -437,13 +473,7 @@ static int rawunpack_one(const char *raw)
 		return -1;
 	}
 	map = xasprintf("%.*smap", (int)(n - 3), raw);
-	if ((r = read_whole_file(map, &mapbuf, &maplen)) < 0)
-		msg_error("%s: %s", map, strerror(-r));
-	else if ((r = read_whole_file(raw, &rawbuf, &rawlen)) < 0)
-		msg_error("%s: %s", raw, strerror(-r));
-	else if ((r = rawmap_parse(rawbuf, rawlen, mapbuf, maplen, &d, &bits,
-				   &outside, err)) < 0)
-		msg_error("%s: %s", map, err);
+	r = read_rawmap(raw, map, &d, &bits, &outside);
 	if (r == 0) {
 		msg_note("reading map %s, unpacking %s", map, raw);
 		if (outside)
@@ -455,8 +485,6 @@ static int rawunpack_one(const char *raw)
 		dump_free(&d);
 	}
 	free(map);
-	free(mapbuf);
-	free(rawbuf);
 	return r;
 }
 

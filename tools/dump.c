@@ -65,7 +65,7 @@ void dump_add_info(struct dump *d, const char *key, const char *value)
 	d->info[d->ninfo++] = xasprintf("%s %s", key, value);
 }
 
-static void add_cmp(struct dump *d, const struct cmp_rec *c)
+void dump_add_cmp(struct dump *d, const struct cmp_rec *c)
 {
 	if (d->ncmps == d->capcmps) {
 		d->capcmps = d->capcmps ? d->capcmps * 2 : 256;
@@ -300,6 +300,12 @@ static int parse_pcs(struct dump *d, struct lines *ls, char *rest,
 		snprintf(err, ERRLEN, "line %zu: malformed pcs line", no);
 		return -1;
 	}
+	if (count > SANCOV_MAX_POINTS) {
+		snprintf(err, ERRLEN, "line %zu: %zu PCs, more than the %llu "
+			 "coverage points a module can hold (docs/FORMATS.md "
+			 "§1)", no, count, (unsigned long long)SANCOV_MAX_POINTS);
+		return -1;
+	}
 	if (idx >= d->nmods || d->mods[idx].pcs.n) {
 		snprintf(err, ERRLEN, "line %zu: pcs for unknown or repeated "
 			 "module %zu", no, idx);
@@ -344,7 +350,7 @@ static int parse_cmp(struct dump *d, char *rest, char err[ERRLEN], size_t no)
 		return -1;
 	}
 	c.module = strcmp(m, "-") == 0 ? -1 : (int)idx;
-	add_cmp(d, &c);
+	dump_add_cmp(d, &c);
 	return 0;
 }
 
@@ -415,7 +421,7 @@ static int parse_cb(const char *buf, size_t len, void *d, char *err)
 
 int dump_load(const char *path, struct dump *d)
 {
-	return load_parsed(path, parse_cb, d);
+	return load_parsed(path, "ukcov dump", parse_cb, d);
 }
 
 /* ---- union ---- */
@@ -480,7 +486,7 @@ void dump_union(struct dump *dst, const struct dump *src)
 
 		if (c.module >= 0)
 			c.module = (int)map[c.module];
-		add_cmp(dst, &c);
+		dump_add_cmp(dst, &c);
 	}
 	free(map);
 }
@@ -662,19 +668,51 @@ static int parse_map(const char *map, size_t maplen, struct dump *d,
 	return r;
 }
 
-int rawmap_parse(const char *raw, size_t rawlen, const char *map,
-		 size_t maplen, struct dump *d, int *bits, size_t *outside,
-		 char err[ERRLEN])
+uint64_t rawmap_max_words(const struct dump *d)
 {
-	size_t w;
+	uint64_t max = RAW_SLACK_WORDS;
 
+	for (size_t i = 0; i < d->nmods; i++) {
+		uint64_t pts = (d->mods[i].hi - d->mods[i].lo) / 5;
+
+		max += pts < SANCOV_MAX_POINTS ? pts : SANCOV_MAX_POINTS;
+	}
+	return max;
+}
+
+int rawmap_check_size(const struct dump *d, int bits, uint64_t rawlen,
+		      char err[ERRLEN])
+{
+	uint64_t words = rawlen / ((unsigned)bits / 8);
+
+	if (words <= rawmap_max_words(d))
+		return 0;
+	snprintf(err, ERRLEN, "too large: %llu %d-bit PCs, more than the %llu "
+		 "coverage points the map's modules can hold (docs/FORMATS.md "
+		 "§5)", (unsigned long long)words, bits,
+		 (unsigned long long)rawmap_max_words(d));
+	return -1;
+}
+
+int rawmap_read_map(const char *map, size_t maplen, struct dump *d, int *bits,
+		    char err[ERRLEN])
+{
 	memset(d, 0, sizeof(*d));
-	*outside = 0;
 	if (parse_map(map, maplen, d, bits, err) < 0) {
 		dump_free(d);
 		return -1;
 	}
-	w = (size_t)*bits / 8;
+	return 0;
+}
+
+int rawmap_add_pcs(const char *raw, size_t rawlen, struct dump *d, int bits,
+		   size_t *outside, char err[ERRLEN])
+{
+	size_t w = (size_t)bits / 8;
+
+	*outside = 0;
+	if (rawmap_check_size(d, bits, rawlen, err) < 0)
+		return -1;
 	for (size_t off = 0; off + w <= rawlen; off += w) {
 		uint64_t pc = 0;
 		int m;
@@ -691,5 +729,18 @@ int rawmap_parse(const char *raw, size_t rawlen, const char *map,
 	}
 	for (size_t i = 0; i < d->nmods; i++)
 		pcvec_sort_unique(&d->mods[i].pcs, false);
+	return 0;
+}
+
+int rawmap_parse(const char *raw, size_t rawlen, const char *map,
+		 size_t maplen, struct dump *d, int *bits, size_t *outside,
+		 char err[ERRLEN])
+{
+	if (rawmap_read_map(map, maplen, d, bits, err) < 0)
+		return -1;
+	if (rawmap_add_pcs(raw, rawlen, d, *bits, outside, err) < 0) {
+		dump_free(d);
+		return -1;
+	}
 	return 0;
 }

@@ -46,6 +46,8 @@ void dump_serialize(const struct dump *d, struct strbuf *sb);
 size_t dump_add_module(struct dump *d, const char *path, const uint8_t *id,
 		       size_t idlen, uint64_t bias, uint64_t lo, uint64_t hi);
 void dump_add_info(struct dump *d, const char *key, const char *value);
+/* Append a CMP record; the array grows geometrically. */
+void dump_add_cmp(struct dump *d, const struct cmp_rec *c);
 
 /* Union src into dst: modules matched by build-id (by path when either
  * has none); PCs united, CMP records united. */
@@ -79,5 +81,23 @@ int dump_find_module(const struct dump *d, uint64_t pc);
 int rawmap_parse(const char *raw, size_t rawlen, const char *map,
 		 size_t maplen, struct dump *d, int *bits, size_t *outside,
 		 char err[ERRLEN]);
+
+/* The same in steps, so the raw file's size is checked before it is
+ * read: the map alone, then the PCs of the raw image. */
+int rawmap_read_map(const char *map, size_t maplen, struct dump *d, int *bits,
+		    char err[ERRLEN]);
+int rawmap_add_pcs(const char *raw, size_t rawlen, struct dump *d, int bits,
+		   size_t *outside, char err[ERRLEN]);
+
+/*
+ * The most words a .sancov.raw of the map's modules can hold: one PC per
+ * coverage point, i.e. per 5 bytes of each mapping, plus the zero-filled
+ * tail of the runtime's last 64 Ki-word extension (docs/FORMATS.md §5).
+ */
+#define RAW_SLACK_WORDS (UINT64_C(1) << 16)
+uint64_t rawmap_max_words(const struct dump *d);
+/* 0 if a raw image of rawlen bytes fits the bound, else -1 with err. */
+int rawmap_check_size(const struct dump *d, int bits, uint64_t rawlen,
+		      char err[ERRLEN]);
 
 #endif

@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "dump.h"
@@ -138,13 +139,31 @@ static struct binary *sancov_binary(struct inputs *in, const char *path)
 	return b;
 }
 
+/* A .sancov of b holds at most one offset per 5 bytes of b's file: its
+ * coverage points are 5-byte calls in the file's code. */
+static int read_sancov_of(struct binary *b, const char *path)
+{
+	uint64_t max = SANCOV_MAX_POINTS;
+	struct stat st;
+	char *what = NULL;
+	int bits = 0, r;
+
+	if (stat(b->path, &st) == 0 && (uint64_t)st.st_size / 5 < max) {
+		max = (uint64_t)st.st_size / 5;
+		what = xasprintf("%s (%lld bytes)", b->path,
+				 (long long)st.st_size);
+	}
+	r = sancov_load_max(path, &b->covered, &bits, max, what);
+	free(what);
+	return r;
+}
+
 static int read_sancovs(struct inputs *in)
 {
 	for (size_t i = 0; i < in->nsancovs; i++) {
 		struct binary *b = sancov_binary(in, in->sancovs[i]);
-		int bits = 0;
 
-		if (!b || sancov_load(in->sancovs[i], &b->covered, &bits) < 0)
+		if (!b || read_sancov_of(b, in->sancovs[i]) < 0)
 			return -1;
 		b->has_coverage = true;
 	}

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -99,60 +100,122 @@ static void put_cmp(struct printer *p, struct strbuf *sb,
 
 /* ---- cmp ---- */
 
-/* A raw kcov CMP buffer: count word, then {type, arg1, arg2, ip}. */
-static int parse_cmp_buffer(const char *buf, size_t len, struct dump *d,
-			    const struct dump *mods, char err[ERRLEN])
+/* The largest Linux kcov buffer: KCOV_INIT_TRACE refuses more than
+ * INT_MAX / sizeof(unsigned long) words (Linux kernel/kcov.c
+ * kcov_ioctl), i.e. (words - 1) / 4 CMP records. */
+#define KCOV_MAX_WORDS ((uint64_t)INT_MAX / 8)
+#define CMP_MAX_RECORDS ((KCOV_MAX_WORDS - 1) / 4)
+
+/* One {type, arg1, arg2, ip} record; -1 with err if it cannot be one. */
+static int cmp_record(const uint64_t r[4], size_t i, const struct dump *mods,
+		      struct cmp_rec *c, char err[ERRLEN])
 {
-	const uint64_t *w = (const void *)buf;
-	size_t words = len / 8, have = words ? (words - 1) / 4 : 0;
-	uint64_t count;
+	int m;
 
-	if (words < 1) {
-		snprintf(err, ERRLEN, "not a CMP buffer: too small (%zu bytes)",
-			 len);
+	if (r[0] & ~(uint64_t)7) {
+		snprintf(err, ERRLEN, "record %zu: 0x%llx is not a CMP type (a "
+			 "PC-mode buffer?)", i, (unsigned long long)r[0]);
 		return -1;
 	}
-	memcpy(&count, w, 8);
-	if (count > have) {
+	if (r[3] == 0) {
+		snprintf(err, ERRLEN, "record %zu: PC 0 is not a return "
+			 "address (not a CMP buffer?)", i);
+		return -1;
+	}
+	m = dump_find_module(mods, r[3] - 1);
+	*c = (struct cmp_rec){ m, m < 0 ? r[3] : r[3] - 1 - mods->mods[m].bias,
+			       r[0], r[1], r[2] };
+	return 0;
+}
+
+/* The count word; the file must hold that many records (its size says
+ * so before anything else is read), and no more than a kcov buffer can. */
+static int cmp_count(int fd, uint64_t *count, char err[ERRLEN])
+{
+	struct stat st;
+	ssize_t n = read_full(fd, count, 8);
+	uint64_t have;
+
+	if (n < 0 || fstat(fd, &st) < 0) {
+		snprintf(err, ERRLEN, "%s", strerror(errno));
+		return -1;
+	}
+	if (n < 8) {
+		snprintf(err, ERRLEN, "not a CMP buffer: too small (%zd bytes)",
+			 n);
+		return -1;
+	}
+	have = S_ISREG(st.st_mode) ? (uint64_t)(st.st_size - 8) / 32
+				   : CMP_MAX_RECORDS;
+	if (*count > have) {
 		snprintf(err, ERRLEN, "truncated: the count word says %llu "
-			 "records, the file holds %zu",
-			 (unsigned long long)count, have);
+			 "records, the file holds %llu",
+			 (unsigned long long)*count, (unsigned long long)have);
 		return -1;
 	}
-	for (size_t i = 0; i < count; i++) {
-		uint64_t r[4];
-		struct cmp_rec c;
-		int m;
-
-		memcpy(r, buf + 8 + 32 * i, 32);
-		if (r[0] & ~(uint64_t)7) {
-			snprintf(err, ERRLEN, "record %zu: 0x%llx is not a CMP "
-				 "type (a PC-mode buffer?)", i,
-				 (unsigned long long)r[0]);
-			return -1;
-		}
-		m = r[3] ? dump_find_module(mods, r[3] - 1) : -1;
-		c = (struct cmp_rec){ m, m < 0 ? r[3] : r[3] - 1 -
-						   mods->mods[m].bias,
-				      r[0], r[1], r[2] };
-		d->capcmps = d->ncmps + 1;
-		d->cmps = xrealloc(d->cmps, d->capcmps * sizeof(*d->cmps));
-		d->cmps[d->ncmps++] = c;
+	if (*count > CMP_MAX_RECORDS) {
+		snprintf(err, ERRLEN, "too large: the count word says %llu "
+			 "records, a kcov buffer holds at most %llu",
+			 (unsigned long long)*count,
+			 (unsigned long long)CMP_MAX_RECORDS);
+		return -1;
 	}
 	return 0;
+}
+
+/* A raw kcov CMP buffer, streamed: count word, then {type, arg1, arg2,
+ * ip} records; the unused rest of the buffer is not read. */
+static int read_cmp_buffer(int fd, struct dump *d, const struct dump *mods,
+			   char err[ERRLEN])
+{
+	enum { BATCH = 2048 };
+	uint64_t count, (*recs)[4];
+	int r = cmp_count(fd, &count, err);
+
+	if (r < 0)
+		return -1;
+	recs = xmalloc(BATCH * sizeof(*recs));
+	for (uint64_t i = 0; r == 0 && i < count;) {
+		size_t want = count - i < BATCH ? (size_t)(count - i) : BATCH;
+		ssize_t n = read_full(fd, recs, want * sizeof(*recs));
+
+		if (n < (ssize_t)(want * sizeof(*recs))) {
+			snprintf(err, ERRLEN, "truncated: the count word says "
+				 "%llu records, the file holds %llu",
+				 (unsigned long long)count,
+				 (unsigned long long)(i + (n > 0 ? (size_t)n / 32
+							       : 0)));
+			r = -1;
+		}
+		for (size_t k = 0; r == 0 && k < want; k++, i++) {
+			struct cmp_rec c;
+
+			r = cmp_record(recs[k], (size_t)i, mods, &c, err);
+			if (r == 0)
+				dump_add_cmp(d, &c);
+		}
+	}
+	free(recs);
+	return r;
 }
 
 static int load_modules_file(const char *path, long pid, struct dump *d)
 {
 	char *buf, err[ERRLEN];
-	size_t len;
-	int r = read_whole_file(path, &buf, &len);
+	size_t len, nul;
+	int r = read_text_file(path, &buf, &len, &nul);
 
 	if (r < 0) {
 		msg_error("%s: %s", path, strerror(-r));
 		return -1;
 	}
-	r = modules_parse(buf, len, pid, d, err);
+	if (nul != SIZE_MAX) {
+		snprintf(err, ERRLEN, "not a module table: NUL byte at byte "
+			 "offset %zu (a text format)", nul);
+		r = -1;
+	} else {
+		r = modules_parse(buf, len, pid, d, err);
+	}
 	free(buf);
 	if (r < 0)
 		msg_error("%s: %s", path, err);
@@ -169,13 +232,40 @@ static void copy_modules(struct dump *dst, const struct dump *src)
 	}
 }
 
+/* A cmp dump, or a raw CMP buffer decoded with the module table mods. */
+static int load_cmp_input(const char *path, const struct dump *mods,
+			  struct dump *d)
+{
+	char head[16], err[ERRLEN];
+	size_t n;
+	int fd, r = read_head(path, head, sizeof(head), &n);
+
+	if (r == 0 && dump_looks_like(head, n)) {
+		if (dump_load(path, d) < 0)
+			return -1;
+		if (d->cmp)
+			return 0;
+		msg_error("%s: a PC dump, not a cmp dump", path);
+		return -1;
+	}
+	fd = r < 0 ? r : open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		msg_error("%s: %s", path, strerror(r < 0 ? -r : errno));
+		return -1;
+	}
+	copy_modules(d, mods);
+	r = read_cmp_buffer(fd, d, mods, err);
+	close(fd);
+	if (r < 0)
+		msg_error("%s: %s", path, err);
+	return r;
+}
+
 int cmd_cmp(struct options *o)
 {
 	struct dump d = { 0 }, mods = { 0 };
 	struct printer p;
 	struct strbuf sb = { 0 };
-	char *buf = NULL, err[ERRLEN];
-	size_t len;
 	int r;
 
 	if (o->nargs != 1) {
@@ -184,21 +274,7 @@ int cmd_cmp(struct options *o)
 	}
 	if (o->modules && load_modules_file(o->modules, 0, &mods) < 0)
 		return EXIT_DATA;
-	if ((r = read_whole_file(o->args[0], &buf, &len)) < 0) {
-		msg_error("%s: %s", o->args[0], strerror(-r));
-	} else if (dump_looks_like(buf, len)) {
-		if ((r = dump_parse(buf, len, &d, err)) == 0 && !d.cmp) {
-			snprintf(err, ERRLEN, "a PC dump, not a cmp dump");
-			r = -1;
-		}
-		if (r < 0)
-			msg_error("%s: %s", o->args[0], err);
-	} else {
-		copy_modules(&d, &mods);
-		if ((r = parse_cmp_buffer(buf, len, &d, &mods, err)) < 0)
-			msg_error("%s: %s", o->args[0], err);
-	}
-	free(buf);
+	r = load_cmp_input(o->args[0], &mods, &d);
 	dump_free(&mods);
 	if (r < 0) {
 		dump_free(&d);

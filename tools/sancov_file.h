@@ -17,14 +17,27 @@
 bool sancov_has_magic(const void *buf, size_t len);
 
 /*
- * Parse a .sancov image.  Tolerant like sancov: zeros, duplicates and
- * unsorted offsets are accepted (left as they are); a trailing partial
- * word is reported in *trailing.  Returns 0, or -1 with a message in err.
+ * The most offsets one .sancov may hold: the coverage points of one
+ * x86-64 module.  Every point is a call to the callback, 5 bytes at
+ * least, and rel32 calls reach +-2 GiB, so the instrumented code spans
+ * at most 4 GiB (docs/FORMATS.md §1).
+ */
+#define SANCOV_MAX_POINTS ((UINT64_C(1) << 32) / 5)
+
+/*
+ * Parse a .sancov image.  Tolerant like sancov: duplicates and unsorted
+ * offsets are accepted (left as they are), zeros are dropped; a file that
+ * ends inside an offset is an error.  Returns 0, or -1 with err.
  */
 int sancov_parse(const void *buf, size_t len, struct pcvec *pcs, int *bits,
-		 size_t *trailing, char err[ERRLEN]);
+		 char err[ERRLEN]);
 
-/* Read and parse path; on failure print "FILE: problem" and return -1. */
+/* Read and parse path, streamed; on failure print "FILE: problem" and
+ * return -1.  A file with more than max offsets is refused before it is
+ * read; module (or NULL) names the binary whose size gave max. */
+int sancov_load_max(const char *path, struct pcvec *pcs, int *bits,
+		    uint64_t max, const char *module);
+/* The same with max = SANCOV_MAX_POINTS. */
 int sancov_load(const char *path, struct pcvec *pcs, int *bits);
 
 /* Serialize sorted unique offsets in the given bitness (32 or 64). */

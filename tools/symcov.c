@@ -462,5 +462,5 @@ int symcov_load(const char *path, struct symcov *sc)
 {
 	struct load_arg la = { sc, path };
 
-	return load_parsed(path, parse_cb, &la);
+	return load_parsed(path, ".symcov", parse_cb, &la);
 }

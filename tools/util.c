@@ -156,23 +156,35 @@ void pcvec_free(struct pcvec *pv)
 	pv->n = pv->cap = 0;
 }
 
-int read_whole_file(const char *path, char **buf, size_t *len)
+/* Open path for reading; a directory is EISDIR.  fd or -errno. */
+static int open_input(const char *path, struct stat *st)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct stat st;
-	size_t cap, n = 0;
-	char *b;
 
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+	if (fstat(fd, st) < 0 || S_ISDIR(st->st_mode)) {
+		int e = S_ISDIR(st->st_mode) ? EISDIR : errno;
+
 		close(fd);
-		return -EISDIR;
+		return -e;
 	}
-	cap = (st.st_size > 0 ? (size_t)st.st_size : 4096) + 1;
-	b = xmalloc(cap);
+	return fd;
+}
+
+/* Read fd to its end, growing the buffer as data comes (never by the
+ * size the file claims: a sparse file may claim 16 GiB).  With nul_at,
+ * stop at the first NUL byte and report its offset there. */
+static int read_fd(int fd, char **buf, size_t *len, size_t *nul_at)
+{
+	size_t cap = 64 * 1024, n = 0;
+	char *b = xmalloc(cap);
+
+	if (nul_at)
+		*nul_at = SIZE_MAX;
 	for (;;) {
 		ssize_t r;
+		const char *z;
 
 		if (n + 1 == cap)
 			b = xrealloc(b, cap *= 2);
@@ -183,28 +195,96 @@ int read_whole_file(const char *path, char **buf, size_t *len)
 			int e = errno;
 
 			free(b);
-			close(fd);
 			return -e;
 		}
 		if (r == 0)
 			break;
+		if (nul_at && (z = memchr(b + n, '\0', (size_t)r))) {
+			*nul_at = (size_t)(z - b);
+			n = *nul_at;
+			break;
+		}
 		n += (size_t)r;
 	}
-	close(fd);
 	b[n] = '\0';
 	*buf = b;
 	*len = n;
 	return 0;
 }
 
-int load_parsed(const char *path, parse_fn parse, void *arg)
+static int read_file(const char *path, char **buf, size_t *len,
+		     size_t *nul_at)
+{
+	struct stat st;
+	int fd = open_input(path, &st), r;
+
+	if (fd < 0)
+		return fd;
+	r = read_fd(fd, buf, len, nul_at);
+	close(fd);
+	return r;
+}
+
+int read_whole_file(const char *path, char **buf, size_t *len)
+{
+	return read_file(path, buf, len, NULL);
+}
+
+int read_text_file(const char *path, char **buf, size_t *len, size_t *nul_at)
+{
+	return read_file(path, buf, len, nul_at);
+}
+
+ssize_t read_full(int fd, void *buf, size_t n)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t r = read(fd, (char *)buf + got, n - got);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -1;
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	return (ssize_t)got;
+}
+
+int read_head(const char *path, void *buf, size_t size, size_t *n)
+{
+	struct stat st;
+	int fd = open_input(path, &st), e;
+	ssize_t r;
+
+	*n = 0;
+	if (fd < 0)
+		return fd;
+	r = read_full(fd, buf, size);
+	e = errno;
+	close(fd);
+	if (r < 0)
+		return -e;
+	*n = (size_t)r;
+	return 0;
+}
+
+int load_parsed(const char *path, const char *what, parse_fn parse, void *arg)
 {
 	char *buf, err[256] = "";
-	size_t len;
-	int r = read_whole_file(path, &buf, &len);
+	size_t len, nul;
+	int r = read_text_file(path, &buf, &len, &nul);
 
 	if (r < 0) {
 		msg_error("%s: %s", path, strerror(-r));
+		return -1;
+	}
+	if (nul != SIZE_MAX) {
+		msg_error("%s: not a %s: NUL byte at byte offset %zu (a text "
+			  "format)", path, what, nul);
+		free(buf);
 		return -1;
 	}
 	r = parse(buf, len, arg, err);

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #define EXIT_DATA  1
 #define EXIT_USAGE 2
@@ -45,10 +46,20 @@ void pcvec_free(struct pcvec *pv);
 
 /* Read a whole file.  Returns 0, or -errno (buffer is NUL-terminated). */
 int read_whole_file(const char *path, char **buf, size_t *len);
-/* Read path and hand it to parse; on failure print "FILE: problem" (the
- * read error or the parser's message) and return -1. */
+/* Read a text file: the read stops at the first NUL byte, whose offset
+ * goes to *nul_at (SIZE_MAX if there is none), so a file of zeros costs
+ * one chunk however large it claims to be.  0 or -errno. */
+int read_text_file(const char *path, char **buf, size_t *len, size_t *nul_at);
+/* read(2) until n bytes or the end of the file; bytes read, or -1. */
+ssize_t read_full(int fd, void *buf, size_t n);
+/* The first size bytes (fewer at the end of the file) into buf.  0 or
+ * -errno; a directory is -EISDIR. */
+int read_head(const char *path, void *buf, size_t size, size_t *n);
+/* Read the text file path and hand it to parse; on failure print "FILE:
+ * problem" (the read error, a NUL byte, or the parser's message) and
+ * return -1.  what names the format ("ukcov dump"). */
 typedef int (*parse_fn)(const char *buf, size_t len, void *arg, char *err);
-int load_parsed(const char *path, parse_fn parse, void *arg);
+int load_parsed(const char *path, const char *what, parse_fn parse, void *arg);
 
 /* Write a buffer to path, or to stdout when path is NULL or "-". */
 int write_output(const char *path, const void *buf, size_t len);

@@ -132,5 +132,71 @@ for cc in gcc clang; do
 done
 cd "$T" || exit 1
 
+# Fixtures for the input tests: a clang trace-pc-guard binary with its
+# .sancov (from the loop above: pg and cov/pg.PID.sancov), a gcc dump.
+cp "$P/build/pg" pg && cp "$P/build/$S" good.sancov && cp good.sancov pg.11.sancov
+UKCOV_CC=gcc "$CC_W" -g -O0 -I"$P/inc" "$P/src/a.c" "$P/src/main.c" -o pgcc &&
+	"$U" run -o good.dump -- ./pgcc 5 2>/dev/null || bad "gcc dump fixture"
+"$U" symbolize pg pg.11.sancov >good.symcov
+
+# ---- defect 3: a .sancov cut inside an offset is an error ----------------
+size=$(stat -c %s good.sancov)
+head -c $((size - 3)) good.sancov >cut.sancov
+cp cut.sancov pg.12.sancov
+msg="truncated: 5 bytes at byte offset $((size - 8)) do not make a whole 64-bit offset"
+expect "print: truncated .sancov names the byte offset" 1 "" "ukcov: error: cut.sancov: $msg" "$U" print cut.sancov
+expect "merge: truncated .sancov is an error" 1 "" "ukcov: error: cut.sancov: $msg" "$U" merge -o m.sancov good.sancov cut.sancov
+[ ! -e m.sancov ] && ok "merge: nothing written after the error" || bad "merge wrote m.sancov"
+expect "symbolize: truncated .sancov is an error" 1 "" "ukcov: error: pg.12.sancov: $msg" "$U" symbolize pg pg.12.sancov
+expect "diff: truncated .sancov is an error" 1 "" "ukcov: error: cut.sancov: $msg" "$U" diff -o d.sancov good.sancov cut.sancov
+python3 -c 'import struct,sys; sys.stdout.buffer.write(struct.pack("<IIIII", 0xffffff32, 0xc0bfffff, 0x10, 0x20, 0x30) + b"\x40")' >cut32.sancov
+expect "32-bit .sancov cut after one byte" 1 "" "ukcov: error: cut32.sancov: truncated: 1 byte at byte offset 20 do not make a whole 32-bit offset" "$U" print cut32.sancov
+head -c 20 cut32.sancov >whole32.sancov
+expect "positive control: the uncut 32-bit file" 0 "0x10
+0x20
+0x30" "" "$U" print whole32.sancov
+
+# ---- defect 4: huge inputs are refused at once -----------------------------
+# bounded NAME "STDERR" CMD...: exit 1 with exactly STDERR, in under 1 s
+# of wall time and 100 MB of peak RSS (the files below claim 16 GiB).
+bounded() {
+	local n=$1 msg=$2 r secs kb; shift 2
+	(cd "$T" && timeout 20 /usr/bin/time -f '%e %M' -o "$T/time" "$@") >"$T/out" 2>"$T/err"; r=$?
+	read -r secs kb < <(tail -1 "$T/time" 2>/dev/null)
+	if [ $r -eq 1 ] && [ "$(cat "$T/err")" = "$msg" ] && [ ! -s "$T/out" ] &&
+		awk -v s="${secs:-99}" -v k="${kb:-999999}" 'BEGIN { exit !(s < 1.0 && k < 100000) }'; then
+		ok "$n (${secs}s, ${kb} KB)"
+	else
+		{ echo "rc $r, ${secs:-?}s, ${kb:-?} KB"; echo "stderr:"; head -5 "$T/err"; echo "want:"; echo "$msg"; } >"$T/d"
+		bad "$n" "$T/d"
+	fi
+}
+G16=$((16 << 30))
+sparse() { printf "$2" >"$1" && truncate -s $G16 "$1"; }
+sparse huge.sancov '\x64\xff\xff\xff\xff\xff\xbf\xc0'
+cp huge.sancov pg.13.sancov && truncate -s $G16 pg.13.sancov
+big="too large: $(((G16 - 8) / 8)) 64-bit offsets"
+bounded "print: 16 GiB .sancov" "ukcov: error: huge.sancov: $big, more than the 858993459 coverage points a module can hold (docs/FORMATS.md §1)" "$U" print huge.sancov
+bounded "merge: 16 GiB .sancov" "ukcov: error: huge.sancov: $big, more than the 858993459 coverage points a module can hold (docs/FORMATS.md §1)" "$U" merge -o m.sancov good.sancov huge.sancov
+pgsize=$(stat -c %s pg)
+bounded "symbolize: 16 GiB .sancov, bounded by its binary" "ukcov: error: pg.13.sancov: $big, more than the $((pgsize / 5)) coverage points pg ($pgsize bytes) can hold (one 5-byte call each; docs/FORMATS.md §1)" "$U" symbolize pg pg.13.sancov
+sparse huge.dump 'ukcov-dump 1\n'
+nul="NUL byte at byte offset 13 (a text format)"
+bounded "print: 16 GiB dump" "ukcov: error: huge.dump: not a ukcov dump: $nul" "$U" print huge.dump
+bounded "merge: 16 GiB dump" "ukcov: error: huge.dump: not a ukcov dump: $nul" "$U" merge -o m.dump good.dump huge.dump
+bounded "covered-functions: 16 GiB dump" "ukcov: error: huge.dump: not a ukcov dump: $nul" "$U" covered-functions pgcc huge.dump
+sparse huge.symcov '{\n'
+bounded "merge: 16 GiB .symcov" "ukcov: error: huge.symcov: not a .symcov: NUL byte at byte offset 2 (a text format)" "$U" merge good.symcov huge.symcov
+bounded "symbolize: 16 GiB .symcov" "ukcov: error: huge.symcov: not a .symcov: NUL byte at byte offset 2 (a text format)" "$U" symbolize huge.symcov
+printf '64\n400000 402000 0 a.out\n' >r1.sancov.map && truncate -s $G16 r1.sancov.raw
+bounded "rawunpack: 16 GiB .sancov.raw, bounded by its map" "ukcov: error: r1.sancov.raw: too large: $((G16 / 8)) 64-bit PCs, more than the $((0x2000 / 5 + 65536)) coverage points the map's modules can hold (docs/FORMATS.md §5)" "$U" rawunpack r1.sancov.raw
+sparse r2.sancov.map '64\n400000 402000 0 a.out\n' && : >r2.sancov.raw
+bounded "rawunpack: 16 GiB .sancov.map" "ukcov: error: r2.sancov.map: not a .sancov.map: NUL byte at byte offset 25 (a text format)" "$U" rawunpack r2.sancov.raw
+sparse cmp0.buf '\x05\0\0\0\0\0\0\0'
+bounded "cmp: 16 GiB CMP buffer of zeros" "ukcov: error: cmp0.buf: record 0: PC 0 is not a return address (not a CMP buffer?)" "$U" cmp cmp0.buf
+sparse cmp1.buf '\x00\x00\x00\x10\0\0\0\0'
+bounded "cmp: count word above a kcov buffer's" "ukcov: error: cmp1.buf: too large: the count word says 268435456 records, a kcov buffer holds at most 67108863" "$U" cmp cmp1.buf
+bounded "cmp: 16 GiB module table" "ukcov: error: huge.dump: not a module table: $nul" "$U" cmp --modules huge.dump cmp0.buf
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -8,10 +8,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct pcvec pv = { 0 };
 	struct strbuf sb = { 0 };
 	char err[ERRLEN];
-	size_t trailing;
 	int bits;
 
-	if (sancov_parse(data, size, &pv, &bits, &trailing, err) == 0) {
+	if (sancov_parse(data, size, &pv, &bits, err) == 0) {
 		pcvec_sort_unique(&pv, true);
 		sancov_serialize(&sb, &pv, bits);
 	}
