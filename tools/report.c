@@ -8,7 +8,7 @@
  * included); a line with points but none covered has count 0.  sancov
  * points are edges, not gcov branches, so no branch data is claimed.
  */
-#include "ukcov.h"
+#include "report.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -16,8 +16,6 @@
 #include <time.h>
 
 #include <ukcov/kcov.h>
-
-#include "report.h"
 
 /* One (file, function, line, point) fact; sorted to build the report. */
 struct fact {
@@ -70,11 +68,21 @@ static struct fact *collect_facts(const struct symcov *sc, size_t *n)
 	return f;
 }
 
+/* Grow *v (of *cap elements of size sz) to hold n + 1: doubling keeps
+ * building linear in the number of facts. */
+static void *grow(void *v, size_t *cap, size_t n, size_t sz)
+{
+	if (n < *cap)
+		return v;
+	*cap = *cap ? 2 * *cap : 16;
+	return xrealloc(v, *cap * sz);
+}
+
 static struct rep_file *file_for(struct report *r, const char *path)
 {
 	if (r->nfiles && r->files[r->nfiles - 1].path == path)
 		return &r->files[r->nfiles - 1];
-	r->files = xrealloc(r->files, (r->nfiles + 1) * sizeof(*r->files));
+	r->files = grow(r->files, &r->capfiles, r->nfiles, sizeof(*r->files));
 	memset(&r->files[r->nfiles], 0, sizeof(*r->files));
 	r->files[r->nfiles].path = path;
 	return &r->files[r->nfiles++];
@@ -94,8 +102,8 @@ static void build_lines(struct report *r, struct fact *f, size_t n)
 		if (f[i].line == 0 || same_point)
 			continue;
 		if (!rf->nlines || rf->lines[rf->nlines - 1].line != f[i].line) {
-			rf->lines = xrealloc(rf->lines, (rf->nlines + 1) *
-							    sizeof(*rf->lines));
+			rf->lines = grow(rf->lines, &rf->caplines, rf->nlines,
+					 sizeof(*rf->lines));
 			rf->lines[rf->nlines++] = (struct rep_line){ f[i].line,
 								     0, 0 };
 		}
@@ -123,8 +131,8 @@ static void build_functions(struct report *r, struct fact *f, size_t n)
 			break;
 		rf = &r->files[fi];
 		if (!rf->nfns || rf->fns[rf->nfns - 1].name != f[i].func) {
-			rf->fns = xrealloc(rf->fns,
-					   (rf->nfns + 1) * sizeof(*rf->fns));
+			rf->fns = grow(rf->fns, &rf->capfns, rf->nfns,
+				       sizeof(*rf->fns));
 			rf->fns[rf->nfns++] = (struct rep_fn){ f[i].func,
 							       f[i].line, 0, 0 };
 		}
@@ -141,6 +149,36 @@ static void build_functions(struct report *r, struct fact *f, size_t n)
 	}
 }
 
+static int cmp_fact_point(const void *a, const void *b)
+{
+	const struct fact *x = a, *y = b;
+	int c = x->file == y->file ? 0 : strcmp(x->file, y->file);
+
+	if (c)
+		return c;
+	return x->point < y->point ? -1 : x->point > y->point;
+}
+
+/* Points per file: a point counts once in each file it has a location
+ * in (inlined code puts one point in several files). */
+static void count_file_points(struct report *r, struct fact *f, size_t n)
+{
+	size_t fi = 0;
+
+	qsort(f, n, sizeof(*f), cmp_fact_point);
+	for (size_t i = 0; i < n; i++) {
+		if (i && f[i - 1].file == f[i].file &&
+		    f[i - 1].point == f[i].point)
+			continue;
+		while (fi < r->nfiles && strcmp(r->files[fi].path, f[i].file))
+			fi++;
+		if (fi == r->nfiles)
+			break;
+		r->files[fi].points++;
+		r->files[fi].points_hit += f[i].covered;
+	}
+}
+
 void report_build(const struct symcov *sc, struct report *r)
 {
 	size_t n;
@@ -149,6 +187,8 @@ void report_build(const struct symcov *sc, struct report *r)
 	memset(r, 0, sizeof(*r));
 	build_lines(r, f, n);
 	build_functions(r, f, n);
+	count_file_points(r, f, n);
+	symcov_stats(sc, &r->totals);
 	free(f);
 }
 
@@ -162,7 +202,7 @@ void report_free(struct report *r)
 }
 
 /* Where a report reads (and lcov names) a source file. */
-char *source_path(const struct options *o, const char *path)
+char *source_path(const struct report_opts *o, const char *path)
 {
 	if (o->source_root && path[0] != '/')
 		return xasprintf("%s/%s", o->source_root, path);
@@ -171,44 +211,21 @@ char *source_path(const struct options *o, const char *path)
 	return xstrdup(path);
 }
 
-/* Run the symbolizing pipeline, then render the report. */
-int with_report(struct options *o, report_render_fn render)
+bool report_no_source(const struct rep_file *f)
 {
-	struct strtab strs = { 0 };
-	struct symcov sc;
-	struct report rep;
-	struct strbuf sb = { 0 };
-	int r;
-
-	if (o->nargs < 1) {
-		msg_error("missing inputs (see ukcov --help)");
-		return EXIT_USAGE;
-	}
-	r = load_symbolized(o, &sc, &strs);
-	if (r)
-		goto out;
-	report_build(&sc, &rep);
-	r = render(o, &rep, &sb);
-	if (!r)
-		r = emit(o, &sb);
-	report_free(&rep);
-	symcov_free(&sc);
-out:
-	sb_free(&sb);
-	strtab_free(&strs);
-	return r;
+	return !strcmp(f->path, "<invalid>");
 }
 
 /* ---- lcov ---- */
 
-static int render_lcov(const struct options *o, const struct report *rep,
+int render_lcov(const struct report_opts *o, const struct report *rep,
 		       struct strbuf *sb)
 {
 	for (size_t i = 0; i < rep->nfiles; i++) {
 		const struct rep_file *f = &rep->files[i];
 		char *src;
 
-		if (!strcmp(f->path, "<invalid>"))
+		if (report_no_source(f))
 			continue;	/* no debug info: no source file */
 		src = source_path(o, f->path);
 		sb_printf(sb, "TN:%s\nSF:%s\n", o->test_name ? o->test_name : "",
@@ -230,32 +247,39 @@ static int render_lcov(const struct options *o, const struct report *rep,
 	return 0;
 }
 
-int cmd_lcov(struct options *o)
-{
-	/* lcov names functions by linkage name (genhtml --demangle-cpp);
-	 * demangled C++ signatures contain the ',' that FN: lines split on. */
-	o->demangle = false;
-	return with_report(o, render_lcov);
-}
 
 /* ---- markup helpers ---- */
 
 void put_escaped(struct strbuf *sb, const char *s)
 {
-	for (; *s; s++) {
-		switch (*s) {
-		case '&': sb_puts(sb, "&amp;"); break;
-		case '<': sb_puts(sb, "&lt;"); break;
-		case '>': sb_puts(sb, "&gt;"); break;
-		case '"': sb_puts(sb, "&quot;"); break;
-		case '\'': sb_puts(sb, "&#39;"); break;
+	put_escaped_n(sb, s, strlen(s));
+}
+
+void put_escaped_n(struct strbuf *sb, const char *s, size_t n)
+{
+	const char *run = s;
+
+	/* Copy runs of plain bytes at once: source pages are mostly text. */
+	for (const char *e = s + n; s < e; s++) {
+		const char *rep;
+		unsigned char c = (unsigned char)*s;
+
+		switch (c) {
+		case '&': rep = "&amp;"; break;
+		case '<': rep = "&lt;"; break;
+		case '>': rep = "&gt;"; break;
+		case '"': rep = "&quot;"; break;
+		case '\'': rep = "&#39;"; break;
 		default:
-			if ((unsigned char)*s < 0x20 && *s != '\t' && *s != '\n')
-				sb_puts(sb, "?");
-			else
-				sb_add(sb, s, 1);
+			rep = c < 0x20 && c != '\t' && c != '\n' ? "?" : NULL;
 		}
+		if (!rep)
+			continue;
+		sb_add(sb, run, (size_t)(s - run));
+		sb_puts(sb, rep);
+		run = s + 1;
 	}
+	sb_add(sb, run, (size_t)(s - run));
 }
 
 double rate(size_t hit, size_t all)
@@ -267,14 +291,22 @@ double rate(size_t hit, size_t all)
 
 /* Length of the longest common directory prefix (with its '/') of all
  * files: Cobertura's <source>, class file names are relative to it. */
-static size_t common_dir(const struct report *rep)
+size_t report_common_dir(const struct report *rep)
 {
-	const char *first = rep->nfiles ? rep->files[0].path : "";
-	size_t n = strlen(first);
+	const char *first = NULL;
+	size_t n = 0;
 
-	for (size_t i = 1; i < rep->nfiles; i++) {
+	for (size_t i = 0; i < rep->nfiles; i++) {
 		const char *p = rep->files[i].path;
 		size_t k = 0;
+
+		if (report_no_source(&rep->files[i]))
+			continue;
+		if (!first) {
+			first = p;
+			n = strlen(p);
+			continue;
+		}
 
 		while (k < n && p[k] == first[k])
 			k++;
@@ -321,10 +353,10 @@ long long report_time(void)
 	return e ? atoll(e) : (long long)time(NULL);
 }
 
-static int render_cobertura(const struct options *o,
+int render_cobertura(const struct report_opts *o,
 			    const struct report *rep, struct strbuf *sb)
 {
-	size_t valid = 0, hit = 0, root = common_dir(rep);
+	size_t valid = 0, hit = 0, root = report_common_dir(rep);
 
 	(void)o;
 	for (size_t i = 0; i < rep->nfiles; i++) {
@@ -339,21 +371,21 @@ static int render_cobertura(const struct options *o,
 		  "complexity=\"0.0\" timestamp=\"%lld\" version=\"ukcov "
 		  "%s\">\n  <sources>\n    <source>", rate(hit, valid), hit,
 		  valid, report_time(), UKCOV_VERSION_STRING);
-	if (root > 1)
-		sb_add(sb, rep->files[0].path, root - 1);
+	for (size_t i = 0; root > 1 && i < rep->nfiles; i++)
+		if (!report_no_source(&rep->files[i])) {
+			sb_add(sb, rep->files[i].path, root - 1);
+			break;
+		}
 	sb_puts(sb, root == 1 ? "/" : root == 0 ? "." : "");
 	sb_puts(sb, "</source>\n  </sources>\n  <packages>\n");
 	sb_printf(sb, "    <package name=\"ukcov\" line-rate=\"%.4f\" "
 		  "branch-rate=\"0.0\" complexity=\"0.0\">\n      <classes>\n",
 		  rate(hit, valid));
 	for (size_t i = 0; i < rep->nfiles; i++)
-		cobertura_class(sb, &rep->files[i], root);
+		if (!report_no_source(&rep->files[i]))
+			cobertura_class(sb, &rep->files[i], root);
 	sb_puts(sb, "      </classes>\n    </package>\n  </packages>\n"
 		"</coverage>\n");
 	return 0;
 }
 
-int cmd_cobertura(struct options *o)
-{
-	return with_report(o, render_cobertura);
-}

@@ -97,7 +97,7 @@ static void annotated_source(struct strbuf *sb, const struct rep_file *f,
 	sb_puts(sb, "</pre>\n");
 }
 
-static int file_section(const struct options *o, struct strbuf *sb, size_t i,
+static int file_section(const struct report_opts *o, struct strbuf *sb, size_t i,
 			const struct rep_file *f)
 {
 	char *src = source_path(o, f->path), *text = NULL;
@@ -128,7 +128,7 @@ static int file_section(const struct options *o, struct strbuf *sb, size_t i,
 	return 0;
 }
 
-static int render_html(const struct options *o, const struct report *rep,
+int render_html_page(const struct report_opts *o, const struct report *rep,
 		       struct strbuf *sb)
 {
 	const char *title = o->title ? o->title : "ukcov coverage report";
@@ -144,18 +144,13 @@ static int render_html(const struct options *o, const struct report *rep,
 		  "<th>lines</th><th></th><th>functions</th><th>points</th>"
 		  "</tr>\n", UKCOV_VERSION_STRING);
 	for (size_t i = 0; i < rep->nfiles; i++)
-		if (strcmp(rep->files[i].path, "<invalid>"))
+		if (!report_no_source(&rep->files[i]))
 			summary_row(sb, i, &rep->files[i]);
 	sb_puts(sb, "</table>\n");
 	for (size_t i = 0; i < rep->nfiles; i++)
-		if (strcmp(rep->files[i].path, "<invalid>") &&
+		if (!report_no_source(&rep->files[i]) &&
 		    file_section(o, sb, i, &rep->files[i]))
 			return EXIT_DATA;
 	sb_puts(sb, "</body></html>\n");
 	return 0;
-}
-
-int cmd_report(struct options *o)
-{
-	return with_report(o, render_html);
 }
