@@ -4,7 +4,8 @@
 # line to run and fails.  Quiet when everything is there already.
 set -u
 PKGS="gcc make clang-14 llvm-14 clang-tools-14 libclang-rt-14-dev \
-pkgconf binutils libdw-dev libelf-dev libcapstone-dev nettle-dev lcov mandoc manpages-dev time"
+pkgconf binutils libdw-dev libelf-dev libcapstone-dev nettle-dev lcov mandoc manpages-dev time \
+libmicrohttpd-dev chromium curl"
 
 # clang, sancov and friends under their plain names, where only the -14
 # packages are installed (the plain-name metapackages are not needed).

@@ -2,7 +2,8 @@
 # compiler wrappers.  Included by the top-level Makefile.
 #
 # The tool is never instrumented.  It needs libdw/libelf (symbolization,
-# ELF), capstone (finding coverage points) and libstdc++ (__cxa_demangle).
+# ELF), capstone (finding coverage points), libstdc++ (__cxa_demangle) and
+# libmicrohttpd (`ukcov serve`).
 # `ukcov run` loads libukcov.so.0 at run time (dlopen), so the tool builds
 # and works for every other command without the runtime library.
 
@@ -11,7 +12,7 @@ TOOL_OBJS := $(patsubst tools/%.c,$(B)/tools/%.o,$(TOOL_SRCS))
 TOOL_HDRS := $(wildcard tools/*.h) include/ukcov/kcov.h include/ukcov/linux/kcov.h
 TOOL_CFLAGS := -std=gnu11 -O2 -g -fno-sanitize=all -D_GNU_SOURCE -Iinclude \
                $(WARN) $(shell pkg-config --cflags libdw 2>/dev/null)
-TOOL_LDLIBS := -ldw -lelf -lcapstone -lnettle -lstdc++ -ldl -lpthread
+TOOL_LDLIBS := -ldw -lelf -lcapstone -lnettle -lmicrohttpd -lstdc++ -ldl -lpthread
 
 tools: $(B)/ukcov $(B)/ukcov-cc $(B)/ukcov-c++
 

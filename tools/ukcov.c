@@ -35,6 +35,7 @@ static const struct command commands[] = {
 	{ "cobertura", NULL, cmd_cobertura },
 	{ "report", "html-report", cmd_report },
 	{ "cmp", NULL, cmd_cmp },
+	{ "serve", NULL, cmd_serve },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(*commands))
@@ -61,7 +62,9 @@ static const char usage_text[] =
 "  covered-functions, not-covered-functions, stats\n"
 "  lcov [--test-name T]    lcov tracefile for genhtml\n"
 "  cobertura               Cobertura XML (coverage-04.dtd)\n"
-"  report [-o FILE]        self-contained HTML report\n"
+"  report [-o DIR|FILE.html]  HTML report: pages in DIR, or one page\n"
+"  serve [--port N] [--bind ADDR] INPUT|DIR...\n"
+"                          the report over HTTP; DIRs watched, pages update\n"
 "  cmp [--modules FILE|BIN...] BUF   decode a kcov CMP buffer or cmp dump\n"
 "\n"
 "Options:\n"
@@ -141,6 +144,8 @@ static const struct opt_def opt_defs[] = {
 	{ "title", NULL, 's', OFF(title) },
 	{ "test-name", NULL, 's', OFF(test_name) },
 	{ "modules", NULL, 's', OFF(modules) },
+	{ "port", NULL, 's', OFF(port) },
+	{ "bind", NULL, 's', OFF(bind) },
 };
 
 static const struct opt_def *find_opt(const char *name, bool *negated)

@@ -22,6 +22,8 @@ struct options {
 	const char *title;		/* report title */
 	const char *test_name;		/* lcov TN: */
 	const char *modules;		/* cmp: module table for PCs */
+	const char *port;		/* serve: TCP port */
+	const char *bind;		/* serve: listening address */
 	bool need_hash;			/* output shows the binary's SHA-1 */
 	char **args;			/* positional arguments */
 	int nargs;
@@ -44,6 +46,7 @@ int cmd_cobertura(struct options *o);
 int cmd_report(struct options *o);
 int cmd_cmp(struct options *o);
 int cmd_run(struct options *o);
+int cmd_serve(struct options *o);
 
 struct dump;
 struct pcvec;

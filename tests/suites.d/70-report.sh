@@ -1,0 +1,236 @@
+#!/bin/bash
+# tests/suites.d/70-report.sh -- `ukcov report -o DIR` (the multi-page
+# report) and `ukcov serve` (the same pages over HTTP, watched
+# directories, hostile paths), read back by a real browser: headless
+# Chromium (Debian's chromium, scripts/deps.sh) dumps the DOM, takes the
+# screenshots kept in $B/report-artifacts/, and, through
+# tests/report/cdp.py, watches an open page update live.
+#
+# Inputs: gcc- and clang-built targets (ukcov-cc, `ukcov run` dumps), an
+# ASan .sancov with its binary, a .symcov and a merged dump.  Numbers
+# are compared with `ukcov stats` and with a count made from the .symcov
+# (tests/report/numbers.py).  The server is only ever asked on
+# 127.0.0.1; every wait is bounded.
+#
+# Run from the top of the tree after `make tools`:  B=build tests/suites.d/70-report.sh
+set -u
+. tests/lib.sh
+TOP=$(pwd)
+U=$TOP/$B/ukcov
+CC_W=$TOP/$B/ukcov-cc
+SRC=$TOP/tests/tool/src
+NUM=$TOP/tests/report/numbers.py
+CDP=$TOP/tests/report/cdp.py
+ART=$TOP/$B/report-artifacts
+PIDS=""
+trap 'for p in $PIDS; do kill "$p" 2>/dev/null; done; rm -rf "$T"' EXIT
+
+for f in "$U" "$CC_W"; do
+	[ -x "$f" ] || { bad "prerequisites" "missing $f (make tools)"; summary; exit; }
+done
+command -v chromium >/dev/null || { bad "prerequisites" "no chromium (scripts/deps.sh)"; summary; exit; }
+
+# expect NAME RC "STDERR" CMD...: exact exit status and stderr.
+expect() {
+	local n=$1 rc=$2 msg=$3 r
+	shift 3
+	(cd "$T" && "$@") >"$T/out" 2>"$T/err"
+	r=$?
+	if [ $r -eq "$rc" ] && [ "$(cat "$T/err")" = "$msg" ]; then ok "$n"; else
+		bad "$n" "rc $r (want $rc); stderr: $(head -c 400 "$T/err")"
+	fi
+}
+# same NAME A B: the strings are equal.
+same() { if [ "$2" = "$3" ]; then ok "$1"; else bad "$1" "'$2' != '$3'"; fi; }
+
+chrome() {
+	timeout 60 chromium --headless --no-sandbox --disable-gpu --disable-quic \
+		--no-first-run --disable-background-networking \
+		--disable-component-update --disable-sync \
+		--user-data-dir="$(mktemp -d "$T/chrome.XXXXXX")" "$@" 2>/dev/null
+}
+# The totals of a page as the browser's DOM has them.
+dom_numbers() { chrome --dump-dom "$1" >"$T/dom.html" && "$NUM" dom "$T/dom.html"; }
+stats_numbers() {  # the points and functions of `ukcov stats INPUTS`
+	"$U" stats "$@" 2>/dev/null | awk '{v[$1]=$2} END {printf "functions %s %s points %s %s\n",
+		v["cov-functions:"], v["all-functions:"], v["cov-edges:"], v["all-edges:"]}'
+}
+# "lines H A functions H A points H A" -> without the lines
+fn_points() { echo "$1" | cut -d' ' -f4-; }
+
+# ---- fixtures ------------------------------------------------------------
+cd "$T" || exit 1
+mkdir -p src && cp "$SRC/main.c" "$SRC/lib.c" src/
+"$CC_W" -O0 src/main.c src/lib.c -o prog_gcc
+UKCOV_CC=clang "$CC_W" -O0 src/main.c src/lib.c -o prog_clang
+clang -g -O0 -fsanitize-coverage=trace-pc-guard -fsanitize=address src/main.c src/lib.c -o prog_asan
+for f in prog_gcc prog_clang prog_asan; do
+	[ -x "$f" ] || { bad "fixture $f" "not built"; summary; exit; }
+done
+"$U" run -o g1.dump -- ./prog_gcc 5 2>/dev/null
+"$U" run -o g2.dump -- ./prog_gcc 4 200 2>/dev/null
+"$U" run -o c1.dump -- ./prog_clang 4 200 2>/dev/null
+"$U" merge -o g12.dump g1.dump g2.dump
+mkdir -p cov && ASAN_OPTIONS=coverage=1:coverage_dir=cov:detect_leaks=0 ./prog_asan 5 >/dev/null 2>&1
+SAN=$(ls cov/prog_asan.*.sancov)
+"$U" symbolize prog_asan "$SAN" >a.symcov
+export SOURCE_DATE_EPOCH=1700000000
+VERSION=$("$U" --version | cut -d' ' -f2)
+
+# ---- report -o DIR: every kind of input, totals == ukcov stats ----------
+for v in "gcc dump:g1.dump prog_gcc" "clang dump:c1.dump prog_clang" \
+	"merged dumps:g12.dump prog_gcc" "sancov+binary:prog_asan $SAN" "symcov:a.symcov"; do
+	name=${v%%:*} inputs=${v#*:}
+	dir=r-${name// /-}; dir=${dir//+/-}
+	# shellcheck disable=SC2086
+	if ! "$U" report -o "$dir" $inputs 2>"$T/err"; then bad "report -o DIR ($name)" "$(cat "$T/err")"; continue; fi
+	files=$(ls "$dir"/f/*.html 2>/dev/null | wc -l)
+	[ -f "$dir/index.html" ] && [ "$files" -eq 2 ] && ok "report -o DIR ($name): index and one page per source file" ||
+		bad "report -o DIR ($name)" "$files file pages"
+	# shellcheck disable=SC2086
+	want=$(stats_numbers $inputs)
+	case $name in gcc*|clang*) got=$(dom_numbers "file://$T/$dir/index.html") ;;
+	*) got=$("$NUM" dom "$dir/index.html") ;; esac
+	same "index totals == ukcov stats ($name)" "$(fn_points "$got")" "$want"
+done
+
+# One file page, read from the DOM, against a count from the .symcov.
+"$U" symbolize g1.dump prog_gcc >g1.symcov
+page=$(ls r-gcc-dump/f/*-main.c.html)
+same "file page numbers == the .symcov's for main.c (gcc)" \
+	"$(dom_numbers "file://$T/$page")" "$("$NUM" symcov g1.symcov src/main.c)"
+"$U" symbolize c1.dump prog_clang >c1.symcov
+page=$(ls r-clang-dump/f/*-lib.c.html)
+same "file page numbers == the .symcov's for lib.c (clang)" \
+	"$(dom_numbers "file://$T/$page")" "$("$NUM" symcov c1.symcov src/lib.c)"
+same "index lines == the lcov tracefile's LH/LF sums" "$("$NUM" dom r-gcc-dump/index.html | cut -d' ' -f1-3)" \
+	"$("$U" lcov g1.dump prog_gcc | awk -F: '/^LH:/{h+=$2} /^LF:/{a+=$2} END {print "lines", h, a}')"
+
+# Structure of the pages.
+grep -q '<h2>Directories</h2>' r-gcc-dump/index.html && grep -q '<td><a href="f/[0-9]*-main.c.html">main.c</a>' r-gcc-dump/index.html &&
+	ok "index: directories, then files, common prefix removed" || bad "index structure" "$(grep -c '<tr>' r-gcc-dump/index.html) rows"
+pos_t=$(grep -bo 'id="lines-hit"' r-gcc-dump/index.html | cut -d: -f1)
+pos_d=$(grep -bo 'Directories' r-gcc-dump/index.html | cut -d: -f1)
+[ -n "$pos_t" ] && [ -n "$pos_d" ] && [ "$pos_t" -lt "$pos_d" ] && ok "index: totals first" || bad "index: totals first" "$pos_t $pos_d"
+check "file page: uncovered regions chained u1 -> u2 -> ... -> top" "$NUM" regions "$(ls r-gcc-dump/f/*-main.c.html)"
+page=$(ls r-gcc-dump/f/*-main.c.html)
+grep -q '<a href="#L22">never_called</a>' "$page" && grep -q '<span class=u><a id=L22 href="#L22">' "$page" &&
+	grep -q '<span class=h>   0/2   </span>' "$page" && grep -q '<span class=c><a id=L31 ' "$page" &&
+	ok "file page: function table links to its lines; points per line and hits" || bad "file page annotations" "$page"
+bid=$(readelf -n prog_gcc | awk '/Build ID/{print $3}')
+n=0; for p in r-gcc-dump/index.html r-gcc-dump/f/*.html; do
+	grep -q "binary prog_gcc, build-id $bid" "$p" && grep -q "dump g1.dump: " "$p" &&
+		grep -q "Generated 2023-11-14 22:13:20 UTC by ukcov $VERSION" "$p" && n=$((n + 1))
+done
+same "every page names the inputs, build-id, date (SOURCE_DATE_EPOCH) and version" "$n" 3
+grep -q ".sancov $SAN" r-sancov-binary/index.html && ok "the .sancov input is named" || bad "sancov named"
+"$U" report -o again g1.dump prog_gcc 2>/dev/null
+check "deterministic: the same inputs give the same bytes" diff -r r-gcc-dump again
+grep -q '<th>points</th>' again/index.html || true
+"$U" report -o one.html g1.dump prog_gcc && [ -f one.html ] && grep -q 'class="notcovered">.*never_called' one.html &&
+	ok "-o FILE.html: still the single page" || bad "-o FILE.html"
+
+# Bad input: missing sources, no debug info, an unwritable directory.
+expect "missing sources: a warning, pages that say so" 0 \
+	"ukcov: warning: 2 source files not found; their pages say so (--source-root DIR, --strip-path-prefix P)" \
+	"$U" report --strip-path-prefix="$T/" --source-root /nonexistent -o r-missing g1.dump prog_gcc
+grep -q 'Source not available: <code>/nonexistent/src/main.c</code> (No such file or directory' r-missing/f/*-main.c.html &&
+	grep -q '<a id=L22 href="#L22">    22</a> <span class=h>   0/2   </span>' r-missing/f/*-main.c.html &&
+	ok "missing source page keeps the lines and counts" || bad "missing source page"
+strip --strip-debug -o prog_nodebug prog_gcc	# same build-id: g1.dump matches
+"$U" report -o r-nodebug g1.dump prog_nodebug 2>"$T/nd.err"
+grep -q "prog_nodebug: no DWARF debug info" "$T/nd.err" && grep -q 'have no source line: no DWARF debug info' r-nodebug/index.html &&
+	ok "binary without debug info: the tool's warning, a note on the index" || bad "no debug info" "$(cat "$T/nd.err")"
+expect "unwritable output directory" 1 "ukcov: error: /proc/nope: cannot create the report directory: No such file or directory" \
+	"$U" report -o /proc/nope g1.dump prog_gcc
+
+# Screenshots (artifacts), then the page sorted by a click.
+mkdir -p "$ART"
+chrome --window-size=1200,800 --screenshot="$ART/index.png" "file://$T/r-gcc-dump/index.html" >/dev/null &&
+	chrome --window-size=1200,1300 --screenshot="$ART/file.png" "file://$T/$(ls r-gcc-dump/f/*-main.c.html)" >/dev/null
+[ -s "$ART/index.png" ] && [ -s "$ART/file.png" ] && ok "screenshots in $B/report-artifacts" || bad "screenshots"
+
+# ---- serve -----------------------------------------------------------------
+# start_serve OUT ARGS...: sets SPID and URL (bounded wait for the line).
+start_serve() {
+	local out=$1
+	shift
+	"$U" serve --port 0 "$@" >"$out" 2>"$out.err" &
+	SPID=$!
+	PIDS="$PIDS $SPID"
+	for _ in $(seq 50); do grep -q '^ukcov: serving ' "$out" && break; sleep 0.1; done
+	URL=$(sed -n 's/^ukcov: serving //p' "$out")
+}
+code() { curl -s -o /dev/null -m 5 --path-as-is -w '%{http_code}' "$@"; }
+
+mkdir -p root/sub && echo 'int x;' >root/sub/a.c && ln -s /etc/passwd root/sub/evil && ln -s /etc root/sub/etc
+truncate -s 70M root/sub/huge.c
+start_serve s1.out --source-root root g1.dump prog_gcc
+case $URL in http://127.0.0.1:[0-9]*/) ok "serve prints its URL on 127.0.0.1" ;; *) bad "serve URL" "'$URL' $(cat s1.out.err)" ;; esac
+curl -s -m 5 "$URL" | sed 's/data-gen="1"/data-gen="0"/' >served.html
+"$U" report -o r-cmp g1.dump prog_gcc 2>/dev/null
+check "served index == the static index (but for the generation)" cmp served.html r-cmp/index.html
+same "version.json" "$(curl -s -m 5 "${URL}version.json")" '{"version": 1}'
+same "a source under --source-root" "$(curl -s -m 5 "${URL}source/sub/a.c")" "int x;"
+long=$(head -c 3000 /dev/zero | tr '\0' a)
+for c in "400 ../etc/passwd" "400 %2e%2e/etc/passwd" "400 source/../../etc/passwd" \
+	"400 source/%2e%2e/%2e%2e/etc/passwd" "400 source//etc/passwd" "400 source/%2fetc%2fpasswd" \
+	"400 source/sub%5c..%5c..%5cx" "400 f/%00x" "400 source/sub/./a.c" "403 source/sub/evil" \
+	"403 source/sub/etc/passwd" "403 source/sub/huge.c" "404 etc/passwd" "404 source/sub" \
+	"404 f/nope.html" "414 $long" "400 %zz"; do
+	same "hostile path /$(echo "${c#* }" | cut -c1-40) -> ${c%% *}" "$(code "$URL${c#* }")" "${c%% *}"
+done
+same "POST -> 405" "$(code -X POST "$URL")" 405
+# An idle connection is closed by the server (5 s timeout).
+python3 - "${URL#http://}" >"$T/to" 2>&1 <<'EOF'
+import socket, sys, time
+host, port = sys.argv[1].rstrip("/").split(":")
+s = socket.create_connection((host, int(port)), timeout=20)
+s.sendall(b"GET / HTTP/1.1\r\n")
+t = time.time()
+while s.recv(4096):
+    pass
+print("closed", round(time.time() - t))
+EOF
+t=$(awk '{print $2}' "$T/to")
+[ -n "$t" ] && [ "$t" -ge 4 ] && [ "$t" -le 8 ] && ok "an idle connection times out (${t}s)" || bad "connection timeout" "$(cat "$T/to")"
+port=${URL##*:}; port=${port%/}
+expect "a port in use: a clear error, exit 1" 1 "ukcov: error: serve: cannot listen on 127.0.0.1 port $port: Address already in use" \
+	"$U" serve --port "$port" g1.dump prog_gcc
+expect "--bind to a non-loopback address warns" 1 "ukcov: warning: serving on 192.0.2.1, not a loopback address: whoever reaches it reads the report and the sources under --source-root
+ukcov: error: serve: cannot listen on 192.0.2.1 port 0: Cannot assign requested address" \
+	"$U" serve --bind 192.0.2.1 --port 0 g1.dump prog_gcc
+kill -TERM "$SPID"; wait "$SPID"
+same "SIGTERM stops serve with status 0" "$?" 0
+
+# A watched directory: live update in the browser, corrupt dumps.
+mkdir -p watch && cp g1.dump watch/
+start_serve s2.out watch prog_gcc
+UDD=$(mktemp -d "$T/cdp.XXXXXX")
+timeout 60 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+	--disable-background-networking --disable-component-update --disable-sync \
+	--user-data-dir="$UDD" --remote-debugging-port=0 "$URL" >/dev/null 2>&1 &
+PIDS="$PIDS $!"
+E='(function(){var e=document.getElementById("points-hit");return e&&e.textContent;})()'
+before=$(timeout 30 "$CDP" wait "$UDD" "$E" null 20 | cut -d' ' -f1)
+same "the open page shows the first dump" "$before" "\"$("$U" stats watch/g1.dump prog_gcc | awk '/cov-edges/{print $2}')\""
+cp g2.dump new.tmp && mv new.tmp watch/g2.dump
+after=$(timeout 30 "$CDP" wait "$UDD" "$E" "$before" 2)
+same "a dropped dump shows in the open page within 2 s, no reload by hand" "${after%% *}" \
+	"\"$("$U" stats g1.dump g2.dump prog_gcc | awk '/cov-edges/{print $2}')\""
+S='(function(){var t=document.querySelectorAll("table.sortable")[1];t.tHead.rows[0].cells[4].click();t.tHead.rows[0].cells[4].click();
+return Array.prototype.map.call(t.tBodies[0].rows,function(r){return r.cells[4].dataset.v;}).join(" ");})()'
+v=$("$CDP" eval "$UDD" "$S" | tr -d '"')
+[ -n "$v" ] && [ "$v" = "$(echo "$v" | tr ' ' '\n' | sort -gr | tr '\n' ' ' | sed 's/ $//')" ] &&
+	ok "a click on a header sorts the files table (points, descending: $v)" || bad "sorting" "'$v'"
+printf 'ukcov-dump 1\nmode pc\nmodule 0 - 0 0 10 /x\npcs 0 3\n1\n' >bad.tmp && mv bad.tmp watch/bad.dump
+sleep 1.5
+touch watch/g1.dump
+sleep 1
+same "a corrupt dump is reported once" "$(cat s2.out.err)" \
+	"ukcov: error: watch/bad.dump: truncated: module 0 announces 3 PCs, the file ends after 1"
+same "and serving continues" "$(code "$URL")" 200
+kill -INT "$SPID"; wait "$SPID"
+same "SIGINT stops serve with status 0" "$?" 0
+
+summary

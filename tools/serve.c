@@ -1,0 +1,731 @@
+/*
+ * tools/serve.c -- `ukcov serve`: the multi-page report served from
+ * memory over HTTP (libmicrohttpd), the coverage-report-server of LLVM's
+ * SanitizerCoverage documentation ("The .symcov file can be browsed
+ * overlayed over the source code by running
+ * tools/sancov/coverage-report-server.py").  Beyond that script, input
+ * directories (a coverage_dir, a fuzzer's output) are watched: new or
+ * changed .sancov files and dumps are merged in and open pages reload.
+ *
+ * Threads: libmicrohttpd's one internal polling thread answers requests;
+ * the main thread polls the watched directories, rebuilds the site and
+ * swaps it in, and waits for SIGINT/SIGTERM with sigtimedwait (both
+ * blocked in every thread, so no handler runs anywhere).
+ *
+ * What is served (everything else is 4xx, decided before any file is
+ * touched): GET/HEAD of "/", the site's pages, "/version.json" and, with
+ * --source-root, regular files under that root at "/source/REL".
+ * URLs are decoded once, strictly; control bytes, encoded '/' or '\',
+ * empty, "." and ".." segments are refused; a source's real path must
+ * stay under the root's real path (symlinks out of it are refused).
+ */
+#include "ukcov.h"
+
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+
+#include "cmd_report.h"
+#include "dump.h"
+#include "elfpoints.h"
+
+#define SERVE_DEFAULT_PORT 8001	/* as llvm/tools/sancov/coverage-report-server.py
+				   main(): --host 127.0.0.1 --port 8001 */
+#define SERVE_MAX_URL 1024		/* longer: 414 */
+#define SERVE_MAX_RESPONSE (64u << 20)	/* bigger: refused */
+#define SERVE_CONN_TIMEOUT 5		/* seconds idle per connection */
+#define SERVE_CONN_LIMIT 64
+#define SERVE_CONN_MEMORY (16u << 10)	/* request line + headers */
+#define SERVE_POLL_NS 250000000L	/* watch period: 0.25 s */
+
+/* ---- the served state ---- */
+
+struct served {
+	pthread_mutex_t lock;
+	struct site site;		/* lock */
+	unsigned long generation;	/* lock */
+	char *root_real;		/* --source-root's realpath; const */
+};
+
+/* ---- watching ---- */
+
+/* One coverage file found in a watched directory. */
+struct wfile {
+	char *path;
+	off_t size;
+	struct timespec mtime;
+	bool stable;	/* same size and mtime at two polls in a row */
+	bool valid;	/* parsed when it became stable */
+};
+
+struct watch {
+	char **fixed;		/* inputs that are files */
+	size_t nfixed;
+	char **dirs;		/* inputs that are directories */
+	size_t ndirs;
+	struct wfile *files;	/* sorted by path */
+	size_t nfiles;
+};
+
+static bool is_dir(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+enum cov_kind { CK_NONE, CK_SANCOV, CK_DUMP, CK_SYMCOV, CK_ELF };
+
+static enum cov_kind kind_of(const char *path)
+{
+	char head[64];
+	size_t n;
+
+	if (read_head(path, head, sizeof(head), &n) < 0 || n == 0)
+		return CK_NONE;
+	if (sancov_has_magic(head, n))
+		return CK_SANCOV;
+	if (dump_looks_like(head, n))
+		return CK_DUMP;
+	if (is_elf_image(head, n))
+		return CK_ELF;
+	return symcov_looks_like(head, n) ? CK_SYMCOV : CK_NONE;
+}
+
+/* Parse a file once it stopped changing; the loaders print what is
+ * wrong ("ukcov: error: FILE: ..."), once per version of the file. */
+static bool validate(const char *path)
+{
+	struct pcvec pv = { 0 };
+	struct dump d;
+	struct strtab strs = { 0 };
+	struct symcov sc;
+	int bits = 0;
+	bool ok = true;
+
+	switch (kind_of(path)) {
+	case CK_SANCOV:
+		ok = sancov_load(path, &pv, &bits) == 0;
+		pcvec_free(&pv);
+		break;
+	case CK_DUMP:
+		ok = dump_load(path, &d) == 0;
+		if (ok)
+			dump_free(&d);
+		break;
+	case CK_SYMCOV:
+		symcov_init(&sc, &strs);
+		ok = symcov_load(path, &sc) == 0;
+		symcov_free(&sc);
+		strtab_free(&strs);
+		break;
+	case CK_ELF:
+		break;
+	default:
+		ok = false;	/* not coverage (a fuzzer's corpus file): quiet */
+	}
+	return ok;
+}
+
+static int cmp_wfile(const void *a, const void *b)
+{
+	return strcmp(((const struct wfile *)a)->path,
+		      ((const struct wfile *)b)->path);
+}
+
+static void scan_dir(const char *dir, struct wfile **v, size_t *n,
+		     size_t *cap)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		struct stat st;
+		char *p;
+
+		if (e->d_name[0] == '.')
+			continue;
+		p = xasprintf("%s/%s", dir, e->d_name);
+		if (stat(p, &st) < 0 || !S_ISREG(st.st_mode)) {
+			free(p);
+			continue;
+		}
+		if (*n == *cap) {
+			*cap = *cap ? 2 * *cap : 64;
+			*v = xrealloc(*v, *cap * sizeof(**v));
+		}
+		(*v)[(*n)++] = (struct wfile){ p, st.st_size, st.st_mtim,
+					       false, false };
+	}
+	closedir(d);
+}
+
+static bool same_state(const struct wfile *a, const struct wfile *b)
+{
+	return a->size == b->size && a->mtime.tv_sec == b->mtime.tv_sec &&
+	       a->mtime.tv_nsec == b->mtime.tv_nsec;
+}
+
+/*
+ * One poll: list the directories, carry over what is known about files
+ * that did not change.  A new or changed file is looked at only when it
+ * is seen unchanged at the next poll (a writer may be half-way).
+ * Returns true if the set of valid inputs changed.
+ */
+static bool watch_poll(struct watch *w)
+{
+	struct wfile *v = NULL;
+	size_t n = 0, cap = 0, j = 0;
+	bool changed = false;
+
+	for (size_t i = 0; i < w->ndirs; i++)
+		scan_dir(w->dirs[i], &v, &n, &cap);
+	if (n > 1)
+		qsort(v, n, sizeof(*v), cmp_wfile);
+	for (size_t i = 0; i < n; i++) {
+		const struct wfile *old = NULL;
+
+		while (j < w->nfiles && strcmp(w->files[j].path, v[i].path) < 0)
+			changed |= w->files[j++].valid;
+		if (j < w->nfiles && !strcmp(w->files[j].path, v[i].path))
+			old = &w->files[j++];
+		if (old && same_state(old, &v[i]) && old->stable) {
+			v[i].stable = true;
+			v[i].valid = old->valid;
+		} else if (old && same_state(old, &v[i])) {
+			v[i].stable = true;
+			v[i].valid = validate(v[i].path);
+			changed |= v[i].valid;
+		} else {
+			changed |= old && old->valid;
+		}
+	}
+	while (j < w->nfiles)
+		changed |= w->files[j++].valid;
+	for (size_t i = 0; i < w->nfiles; i++)
+		free(w->files[i].path);
+	free(w->files);
+	w->files = v;
+	w->nfiles = n;
+	return changed;
+}
+
+/* The fixed inputs, then the valid files of the directories. */
+static char **watch_inputs(const struct watch *w, int *n)
+{
+	char **a = xcalloc(w->nfixed + w->nfiles + 1, sizeof(*a));
+
+	*n = 0;
+	for (size_t i = 0; i < w->nfixed; i++)
+		a[(*n)++] = w->fixed[i];
+	for (size_t i = 0; i < w->nfiles; i++)
+		if (w->files[i].valid)
+			a[(*n)++] = w->files[i].path;
+	return a;
+}
+
+static void watch_init(struct watch *w, const struct options *o)
+{
+	memset(w, 0, sizeof(*w));
+	w->fixed = xcalloc((size_t)o->nargs + 1, sizeof(*w->fixed));
+	w->dirs = xcalloc((size_t)o->nargs + 1, sizeof(*w->dirs));
+	for (int i = 0; i < o->nargs; i++) {
+		if (is_dir(o->args[i]))
+			w->dirs[w->ndirs++] = o->args[i];
+		else
+			w->fixed[w->nfixed++] = o->args[i];
+	}
+}
+
+static void watch_free(struct watch *w)
+{
+	for (size_t i = 0; i < w->nfiles; i++)
+		free(w->files[i].path);
+	free(w->files);
+	free(w->fixed);
+	free(w->dirs);
+}
+
+/* ---- building the site ---- */
+
+/* What the site says while no input is valid yet. */
+static void waiting_site(const struct watch *w, unsigned long gen,
+			 struct site *s)
+{
+	struct strbuf sb = { 0 };
+
+	memset(s, 0, sizeof(*s));
+	sb_printf(&sb, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta "
+		  "charset=\"utf-8\"><title>ukcov serve</title></head>\n"
+		  "<body data-gen=\"%lu\" data-root=\"\">\n<p id=waiting>No "
+		  "coverage yet; watching:</p><ul>\n", gen);
+	for (size_t i = 0; i < w->ndirs; i++) {
+		sb_puts(&sb, "<li>");
+		put_escaped(&sb, w->dirs[i]);
+		sb_puts(&sb, "</li>\n");
+	}
+	sb_puts(&sb, "</ul>\n<script>setInterval(function(){fetch("
+		"'version.json',{cache:'no-store'}).then(function(r){return "
+		"r.json();}).then(function(j){if(String(j.version)!==document."
+		"body.dataset.gen)location.reload();}).catch(function(){});},"
+		"500);</script>\n</body></html>\n");
+	s->pages = xcalloc(1, sizeof(*s->pages));
+	s->npages = 1;
+	s->pages[0].path = xstrdup("index.html");
+	s->pages[0].body = sb.s;
+	s->pages[0].len = sb.n;
+	s->pages[0].mime = "text/html; charset=utf-8";
+}
+
+/* Symbolize the current inputs and render them; 0 or an exit code. */
+static int build_site(struct options *o, const struct watch *w,
+		      unsigned long gen, struct site *s)
+{
+	struct strtab strs = { 0 };
+	struct report_inputs ri = { 0 };
+	struct report_opts ro;
+	struct symcov sc;
+	struct report rep;
+	struct options oo = *o;
+	int r;
+
+	oo.args = watch_inputs(w, &oo.nargs);
+	if (w->ndirs && oo.nargs == (int)w->nfixed) {
+		waiting_site(w, gen, s);
+		free(oo.args);
+		return 0;
+	}
+	r = load_symbolized(&oo, &sc, &strs);
+	if (!r) {
+		report_build(&sc, &rep);
+		report_inputs_describe(&oo, &ri);
+		report_opts_from(&oo, &ri, &ro);
+		ro.generation = gen;
+		site_build(&ro, &rep, s);
+		report_warn_missing(s);
+		report_inputs_free(&ri);
+		report_free(&rep);
+		symcov_free(&sc);
+	}
+	strtab_free(&strs);
+	free(oo.args);
+	return r;
+}
+
+static void swap_site(struct served *sv, struct site *s, unsigned long gen)
+{
+	struct site old;
+
+	pthread_mutex_lock(&sv->lock);
+	old = sv->site;
+	sv->site = *s;
+	sv->generation = gen;
+	pthread_mutex_unlock(&sv->lock);
+	site_free(&old);
+}
+
+/* ---- HTTP ---- */
+
+static enum MHD_Result reply(struct MHD_Connection *c, unsigned int status,
+			     const char *mime, const void *body, size_t len)
+{
+	struct MHD_Response *resp = MHD_create_response_from_buffer(
+		len, (void *)body, MHD_RESPMEM_MUST_COPY);
+	enum MHD_Result r;
+
+	if (!resp)
+		return MHD_NO;
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, mime);
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL,
+				"no-store");
+	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	r = MHD_queue_response(c, status, resp);
+	MHD_destroy_response(resp);
+	return r;
+}
+
+static enum MHD_Result reply_error(struct MHD_Connection *c,
+				   unsigned int status, const char *why)
+{
+	char body[160];
+	int n = snprintf(body, sizeof(body), "%u %s\n", status, why);
+
+	return reply(c, status, "text/plain; charset=utf-8", body,
+		     n);
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/*
+ * Decode the URL path once into out (as long as in).  Refused (false):
+ * a bad escape, a control byte, an encoded '/' or '\' (a second
+ * separator hidden from the segment check), a raw '\'.
+ */
+static bool decode_path(const char *in, char *out)
+{
+	for (; *in; in++) {
+		unsigned char c = (unsigned char)*in;
+
+		if (c == '%') {
+			int hi = hexval(in[1]), lo = hi < 0 ? -1 : hexval(in[2]);
+
+			if (lo < 0)
+				return false;
+			c = (unsigned char)(hi * 16 + lo);
+			in += 2;
+			if (c == '/' || c == '\\')
+				return false;
+		}
+		if (c < 0x20 || c == 0x7f || c == '\\')
+			return false;
+		*out++ = (char)c;
+	}
+	*out = '\0';
+	return true;
+}
+
+/* "/a/b.c": no empty, "." or ".." segment. */
+static bool clean_segments(const char *p)
+{
+	if (*p != '/')
+		return false;
+	if (!p[1])
+		return true;	/* "/" */
+	while (*p == '/') {
+		const char *s = ++p, *e = strchrnul(s, '/');
+		size_t n = (size_t)(e - s);
+
+		if (n == 0 || (n == 1 && s[0] == '.') ||
+		    (n == 2 && s[0] == '.' && s[1] == '.'))
+			return false;
+		p = e;
+	}
+	return true;
+}
+
+/* A source under the root; its real path must stay under it. */
+static enum MHD_Result serve_source(struct MHD_Connection *c,
+				    const struct served *sv, const char *rel)
+{
+	char *joined, *real;
+	size_t n;
+	struct stat st;
+	char *text = NULL;
+	size_t len = 0;
+	enum MHD_Result r;
+
+	if (!sv->root_real)
+		return reply_error(c, MHD_HTTP_NOT_FOUND, "Not Found");
+	joined = xasprintf("%s/%s", sv->root_real, rel);
+	real = realpath(joined, NULL);
+	free(joined);
+	n = strlen(sv->root_real);
+	if (!real)
+		return reply_error(c, MHD_HTTP_NOT_FOUND, "Not Found");
+	if (strncmp(real, sv->root_real, n) || real[n] != '/') {
+		free(real);
+		return reply_error(c, MHD_HTTP_FORBIDDEN,
+				   "Forbidden: outside the source root");
+	}
+	if (stat(real, &st) < 0 || !S_ISREG(st.st_mode)) {
+		free(real);
+		return reply_error(c, MHD_HTTP_NOT_FOUND, "Not Found");
+	}
+	if ((unsigned long long)st.st_size > SERVE_MAX_RESPONSE ||
+	    read_whole_file(real, &text, &len) < 0 ||
+	    len > SERVE_MAX_RESPONSE) {
+		free(real);
+		free(text);
+		return reply_error(c, MHD_HTTP_FORBIDDEN,
+				   "Forbidden: unreadable or too large");
+	}
+	r = reply(c, MHD_HTTP_OK, "text/plain; charset=utf-8", text, len);
+	free(real);
+	free(text);
+	return r;
+}
+
+static enum MHD_Result serve_page(struct MHD_Connection *c,
+				  struct served *sv, const char *path)
+{
+	const struct site_page *p;
+	enum MHD_Result r;
+	char ver[64];
+
+	if (!strcmp(path, "version.json")) {
+		pthread_mutex_lock(&sv->lock);
+		snprintf(ver, sizeof(ver), "{\"version\": %lu}\n",
+			 sv->generation);
+		pthread_mutex_unlock(&sv->lock);
+		return reply(c, MHD_HTTP_OK, "application/json", ver,
+			     strlen(ver));
+	}
+	pthread_mutex_lock(&sv->lock);
+	p = site_find(&sv->site, *path ? path : "index.html");
+	if (!p)
+		r = reply_error(c, MHD_HTTP_NOT_FOUND, "Not Found");
+	else if (p->len > SERVE_MAX_RESPONSE)
+		r = reply_error(c, MHD_HTTP_FORBIDDEN,
+				"Forbidden: page too large");
+	else
+		r = reply(c, MHD_HTTP_OK, p->mime, p->body, p->len);
+	pthread_mutex_unlock(&sv->lock);
+	return r;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
+				  const char *url, const char *method,
+				  const char *version, const char *upload,
+				  size_t *upload_size, void **state)
+{
+	struct served *sv = cls;
+	char path[SERVE_MAX_URL + 1];
+
+	(void)version;
+	(void)upload;
+	(void)upload_size;
+	(void)state;
+	if (strcmp(method, MHD_HTTP_METHOD_GET) &&
+	    strcmp(method, MHD_HTTP_METHOD_HEAD))
+		return reply_error(c, MHD_HTTP_METHOD_NOT_ALLOWED,
+				   "Method Not Allowed");
+	if (strlen(url) > SERVE_MAX_URL)
+		return reply_error(c, MHD_HTTP_URI_TOO_LONG, "URI Too Long");
+	if (!decode_path(url, path) || !clean_segments(path))
+		return reply_error(c, MHD_HTTP_BAD_REQUEST, "Bad Request");
+	if (!strncmp(path, "/source/", 8))
+		return serve_source(c, sv, path + 8);
+	return serve_page(c, sv, path + 1);
+}
+
+/* Keep the URL as sent: decode_path decodes it once, strictly (the
+ * library's own unescaping would let "%00" cut the path short). */
+static size_t keep_escaped(void *cls, struct MHD_Connection *c, char *s)
+{
+	(void)cls;
+	(void)c;
+	return strlen(s);
+}
+
+/* ---- the listening socket ---- */
+
+struct listen_addr {
+	struct sockaddr_storage ss;
+	socklen_t len;
+	bool v6;
+};
+
+static bool parse_bind(const char *host, unsigned port, struct listen_addr *a)
+{
+	struct sockaddr_in *in4 = (struct sockaddr_in *)&a->ss;
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&a->ss;
+
+	memset(a, 0, sizeof(*a));
+	if (inet_pton(AF_INET, host, &in4->sin_addr) == 1) {
+		in4->sin_family = AF_INET;
+		in4->sin_port = htons((uint16_t)port);
+		a->len = sizeof(*in4);
+		return true;
+	}
+	if (inet_pton(AF_INET6, host, &in6->sin6_addr) == 1) {
+		in6->sin6_family = AF_INET6;
+		in6->sin6_port = htons((uint16_t)port);
+		a->len = sizeof(*in6);
+		a->v6 = true;
+		return true;
+	}
+	return false;
+}
+
+static bool is_loopback(const struct listen_addr *a)
+{
+	if (a->v6)
+		return IN6_IS_ADDR_LOOPBACK(
+			&((const struct sockaddr_in6 *)&a->ss)->sin6_addr);
+	return (ntohl(((const struct sockaddr_in *)&a->ss)->sin_addr.s_addr) >>
+		24) == 127;
+}
+
+/* Our own socket, so that "address in use" is a clear error and port 0
+ * (any free port) can be printed. Returns the fd or -1 after a message. */
+static int open_listener(const char *host, struct listen_addr *a,
+			 unsigned *port)
+{
+	int one = 1, fd = socket(a->ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC,
+				 0);
+
+	if (fd < 0) {
+		msg_error("serve: socket: %s", strerror(errno));
+		return -1;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&a->ss, a->len) < 0 ||
+	    listen(fd, 32) < 0) {
+		msg_error("serve: cannot listen on %s port %u: %s", host,
+			  *port, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	a->len = sizeof(a->ss);
+	if (getsockname(fd, (struct sockaddr *)&a->ss, &a->len) == 0)
+		*port = ntohs(a->v6 ? ((struct sockaddr_in6 *)&a->ss)->sin6_port
+				    : ((struct sockaddr_in *)&a->ss)->sin_port);
+	return fd;
+}
+
+static struct MHD_Daemon *start_daemon(int fd, bool v6, struct served *sv)
+{
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG |
+			 (v6 ? MHD_USE_IPv6 : 0);
+
+	return MHD_start_daemon(
+		flags, 0, NULL, NULL, on_request, sv, MHD_OPTION_LISTEN_SOCKET,
+		fd, MHD_OPTION_CONNECTION_TIMEOUT,
+		(unsigned int)SERVE_CONN_TIMEOUT, MHD_OPTION_CONNECTION_LIMIT,
+		(unsigned int)SERVE_CONN_LIMIT,
+		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)SERVE_CONN_MEMORY,
+		MHD_OPTION_UNESCAPE_CALLBACK, keep_escaped, NULL,
+		MHD_OPTION_END);
+}
+
+/* ---- the command ---- */
+
+static int parse_port(const char *s, unsigned *port)
+{
+	char *end;
+	unsigned long v;
+
+	if (!s) {
+		*port = SERVE_DEFAULT_PORT;
+		return 0;
+	}
+	v = strtoul(s, &end, 10);
+	if (!*s || *end || v > 65535) {
+		msg_error("serve: --port: expected 0..65535, got '%s'", s);
+		return EXIT_USAGE;
+	}
+	*port = (unsigned)v;
+	return 0;
+}
+
+/* Poll and rebuild until SIGINT or SIGTERM. */
+static void serve_loop(struct options *o, struct watch *w, struct served *sv,
+		       const sigset_t *stop)
+{
+	struct timespec period = { 0, SERVE_POLL_NS };
+	unsigned long gen = 1;
+
+	for (;;) {
+		struct site s;
+
+		if (sigtimedwait(stop, NULL, &period) >= 0)
+			return;
+		if (!w->ndirs || !watch_poll(w))
+			continue;
+		if (build_site(o, w, gen + 1, &s) == 0)
+			swap_site(sv, &s, ++gen);
+	}
+}
+
+static int serve_prepare(struct options *o, struct served *sv,
+			 struct watch *w)
+{
+	struct site s;
+	int r;
+
+	watch_init(w, o);
+	if (o->source_root && !(sv->root_real = realpath(o->source_root,
+							 NULL))) {
+		msg_error("%s: %s", o->source_root, strerror(errno));
+		return EXIT_DATA;
+	}
+	if (w->ndirs) {
+		/* Take what is there now, without waiting for a poll. */
+		watch_poll(w);
+		for (size_t i = 0; i < w->nfiles; i++) {
+			w->files[i].stable = true;
+			w->files[i].valid = validate(w->files[i].path);
+		}
+	}
+	r = build_site(o, w, 1, &s);
+	if (r)
+		return r;
+	sv->site = s;
+	sv->generation = 1;
+	return 0;
+}
+
+int cmd_serve(struct options *o)
+{
+	struct served sv = { .lock = PTHREAD_MUTEX_INITIALIZER };
+	struct watch w;
+	struct listen_addr a;
+	struct MHD_Daemon *d = NULL;
+	const char *host = o->bind ? o->bind : "127.0.0.1";
+	sigset_t stop;
+	unsigned port;
+	int fd = -1, r;
+
+	if (o->nargs < 1) {
+		msg_error("missing inputs (see ukcov --help)");
+		return EXIT_USAGE;
+	}
+	if ((r = parse_port(o->port, &port)))
+		return r;
+	if (!parse_bind(host, port, &a)) {
+		msg_error("serve: --bind: not a numeric IPv4 or IPv6 address: "
+			  "'%s'", host);
+		return EXIT_USAGE;
+	}
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &stop, NULL);
+	r = serve_prepare(o, &sv, &w);
+	if (!r && !is_loopback(&a))
+		msg_warn("serving on %s, not a loopback address: whoever "
+			 "reaches it reads the report and the sources under "
+			 "--source-root", host);
+	if (!r && (fd = open_listener(host, &a, &port)) < 0)
+		r = EXIT_DATA;
+	if (!r && !(d = start_daemon(fd, a.v6, &sv))) {
+		msg_error("serve: the HTTP server did not start");
+		close(fd);
+		r = EXIT_DATA;
+	}
+	if (!r) {
+		printf(a.v6 ? "ukcov: serving http://[%s]:%u/\n"
+			    : "ukcov: serving http://%s:%u/\n", host, port);
+		fflush(stdout);
+		serve_loop(o, &w, &sv, &stop);
+		MHD_stop_daemon(d);
+		close(fd);
+	}
+	watch_free(&w);
+	site_free(&sv.site);
+	free(sv.root_real);
+	return r;
+}
