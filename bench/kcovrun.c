@@ -1,7 +1,8 @@
 /*
  * bench/kcovrun.c -- run one workload the way a kcov user would, and time it.
  *
- *   kcovrun [-k none|ukcov|ref] [-m pc|cmp] [-w WORDS] [-r] [-c CPU] -- PROG ARG...
+ *   kcovrun [-k none|ukcov|ref] [-m pc|cmp|unique|cmp-unique] [-b WORDS]
+ *           [-w WORDS] [-r] [-c CPU] -- PROG ARG...
  *
  * -k ukcov  the real kcov protocol on a ukcov descriptor: ukcov_open,
  *           KCOV_INIT_TRACE(WORDS), mmap MAP_SHARED, fork; the child does
@@ -11,6 +12,9 @@
  *           a memfd named in the child's environment.
  * -k none   plain fork and exec (uninstrumented and tracing-off builds), so
  *           every configuration pays the same launcher cost.
+ * -m unique, cmp-unique  (-k ukcov) KCOV_UNIQUE_ENABLE or
+ *           UKCOV_IOC_UNIQUE_ENABLE_CMP with a bitmap of -b WORDS (default
+ *           4096, as ukcov run); records counts the trace after the bitmap.
  * -r        act as a consumer that drains the buffer: every 100 us, when the
  *           buffer is at least half full, take the count and reset word 0
  *           (what a kcov user does between two programs).  Without -r the
@@ -48,6 +52,7 @@ enum kind { KIND_NONE, KIND_UKCOV, KIND_REF };
 struct opts {
 	enum kind kind;
 	int mode;		/* KCOV_TRACE_PC or KCOV_TRACE_CMP */
+	size_t bitmap;		/* bitmap words of a unique mode, or 0 */
 	size_t words;		/* buffer size in 8-byte words */
 	int reset;		/* drain the buffer while the child runs */
 	int cpu;		/* pin the child here; -1: no pinning */
@@ -70,18 +75,19 @@ static void die(const char *what)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: kcovrun [-k none|ukcov|ref] [-m pc|cmp] [-w WORDS] [-r] "
-			"[-c CPU] -- PROG [ARG...]\n");
+	fprintf(stderr, "usage: kcovrun [-k none|ukcov|ref] [-m pc|cmp|unique|cmp-unique] "
+			"[-b WORDS] [-w WORDS] [-r] [-c CPU] -- PROG [ARG...]\n");
 	exit(125);
 }
 
 static void parse_opts(int argc, char **argv, struct opts *o)
 {
-	int c;
+	int c, unique = 0;
+	size_t bitmap = 4096;
 
 	*o = (struct opts){ .kind = KIND_NONE, .mode = KCOV_TRACE_PC,
 			    .words = 1 << 18, .cpu = -1 };
-	while ((c = getopt(argc, argv, "+k:m:w:rc:")) != -1) {
+	while ((c = getopt(argc, argv, "+k:m:b:w:rc:")) != -1) {
 		switch (c) {
 		case 'k':
 			o->kind = !strcmp(optarg, "ukcov") ? KIND_UKCOV :
@@ -89,15 +95,20 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 				  !strcmp(optarg, "none") ? KIND_NONE : (usage(), 0);
 			break;
 		case 'm':
-			o->mode = !strcmp(optarg, "cmp") ? KCOV_TRACE_CMP : KCOV_TRACE_PC;
+			o->mode = !strncmp(optarg, "cmp", 3) ? KCOV_TRACE_CMP
+							    : KCOV_TRACE_PC;
+			unique = strstr(optarg, "unique") != NULL;
 			break;
+		case 'b': bitmap = strtoull(optarg, NULL, 0); break;
 		case 'w': o->words = strtoull(optarg, NULL, 0); break;
 		case 'r': o->reset = 1; break;
 		case 'c': o->cpu = atoi(optarg); break;
 		default: usage();
 		}
 	}
-	if (optind >= argc || o->words < 2)
+	o->bitmap = unique ? bitmap : 0;
+	if (optind >= argc || o->words < 2 || (unique && (bitmap == 0 ||
+	    bitmap >= o->words - 1 || o->kind != KIND_UKCOV || o->reset)))
 		usage();
 	o->argv = argv + optind;
 }
@@ -141,7 +152,12 @@ static void child_exec(const struct opts *o, const struct buffer *b)
 
 	if (o->cpu >= 0)
 		pin(o->cpu);
-	if (o->kind == KIND_UKCOV) {
+	if (o->kind == KIND_UKCOV && o->bitmap) {
+		if (ukcov_ioctl(b->fd, o->mode == KCOV_TRACE_CMP ?
+				UKCOV_IOC_UNIQUE_ENABLE_CMP : KCOV_UNIQUE_ENABLE,
+				(unsigned long)o->bitmap))
+			die("KCOV_UNIQUE_ENABLE");
+	} else if (o->kind == KIND_UKCOV) {
 		if (ukcov_ioctl(b->fd, KCOV_ENABLE, (unsigned long)o->mode))
 			die("KCOV_ENABLE");
 	} else if (o->kind == KIND_REF) {
@@ -226,7 +242,7 @@ int main(int argc, char **argv)
 	wait_child(pid, &o, &b, &status, &ru);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 
-	n = b.area ? b.area[0] + b.taken : 0;
+	n = b.area ? b.area[o.bitmap] + b.taken : 0;
 	if (o.kind == KIND_UKCOV) {
 		uint64_t d = 0;
 

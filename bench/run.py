@@ -50,6 +50,10 @@ CONFIGS = [
     ("ukc.off", "ukc", [], "ukcov static, cmp build, off"),
     ("ukc.cmp", "ukc", ["-k", "ukcov", "-m", "cmp", "-w", str(DROP_WORDS)],
      "ukcov static, CMP on, 4 MiB, drop"),
+    ("uk.uniq", "uk", ["-k", "ukcov", "-m", "unique", "-w", str(DROP_WORDS)],
+     "ukcov static, unique PC (KCOV_UNIQUE_ENABLE, 4096-word bitmap), 4 MiB"),
+    ("ukc.cuniq", "ukc", ["-k", "ukcov", "-m", "cmp-unique", "-w", str(DROP_WORDS)],
+     "ukcov static, unique CMP, 4 MiB"),
 ]
 DESC = {c[0]: c[3] for c in CONFIGS}
 COMPILERS = ["gcc", "clang"]
@@ -65,7 +69,17 @@ TARGETS = [
         ("uks.off", "uk.off"), ("uks.pc", "uk.pc")], 1.10),
     ("(not a target) cmp build, off, vs empty callbacks", [("ukc.off", "b0c")], 1.03),
     ("(not a target) CMP tracing vs ref-append", [("ukc.cmp", "refc")], 1.10),
+    ("U1 unique PC costs no more than PC tracing (64 MiB, drained)", [
+        ("uk.uniq", "uk.pc.64M")], 1.00),
+    ("(not a target) unique PC vs the empty callback", [("uk.uniq", "b0")], 1.10),
+    ("(not a target) unique CMP vs CMP tracing (4 MiB, drop)", [("ukc.cuniq", "ukc.cmp")], 1.00),
 ]
+
+# Bytes each configuration writes into the shared buffer per run: a record
+# per append (8 or 32 bytes) plus its count-word store; unique modes also
+# store one bitmap word per new point.  (trace, unique, limit): the unique
+# configuration writes at least `limit` times fewer bytes.
+BYTES = [("uk.pc.64M", "uk.uniq", 100), ("ukc.cmp", "ukc.cuniq", None)]
 
 UB_RUNTIMES = [("nop", "empty"), ("ref", "ref-append"), ("uk", "ukcov static"),
                ("uks", "ukcov -lukcov"), ("ukplt", "ukcov .so PLT")]
@@ -106,6 +120,12 @@ class Bench:
         if not os.path.exists(self.binary(wl, variant, cc)):
             return False
         return not kargs or os.path.exists(self.kcovrun)
+
+    def chosen(self, wl, name):
+        """--configs/--workloads restrict a run to the subset a question needs."""
+        a = self.args
+        return (not a.configs or name in a.configs.split(",")) and \
+            (not a.workloads or wl in a.workloads.split(","))
 
     def launch(self, wl, name, cc, scale, prefix=()):
         """One run through kcovrun; returns (stats dict, stdout)."""
@@ -187,7 +207,7 @@ class Bench:
         scales = SCALES[mode]
         res = self.res["time"]
         order = [(wl, cc, c[0]) for wl in WORKLOADS for cc in COMPILERS for c in CONFIGS
-                 if self.available(wl, c[1], cc, c[2])]
+                 if self.available(wl, c[1], cc, c[2]) and self.chosen(wl, c[0])]
         log(f"timing: {rounds} interleaved rounds of {len(order)} runs, pinned to CPU "
             f"{self.cpu}, scales {scales}")
         ref_out = {}
@@ -324,6 +344,7 @@ def report(res):
          f"{meta['clang']}; {meta['valgrind']}.", ""]
     L += report_time(res)
     L += report_targets(res)
+    L += report_bytes(res)
     L += report_icount(res)
     L += report_ubench(res)
     return "\n".join(L) + "\n"
@@ -414,6 +435,40 @@ def report_targets(res):
     return L
 
 
+def written_bytes(d, unique):
+    """Bytes a run stores into the shared buffer (median over rounds)."""
+    if not d.get("records") or d["records"][0] is None:
+        return None
+    rec = 32 if d.get("cmp") else 8
+    n = statistics.median((r or 0) + max(x or 0, 0) for r, x in zip(d["records"], d["dropped"]))
+    return n * (rec + 8 + (8 if unique else 0))
+
+
+def report_bytes(res):
+    L = ["## Bytes written into the buffer per run", "",
+         "A record and its count-word store per append (PC 8 + 8, CMP 32 + 8 bytes), plus "
+         "one bitmap-word store per new point in the unique modes.  Drop-mode traces count "
+         "what a large enough buffer would have received (records + drops).", "",
+         "| workload | cc | trace | bytes | unique | bytes | trace / unique | target |",
+         "|---|---|---|---|---|---|---|---|"]
+    for wl, wres in res["time"].items():
+        for cc in COMPILERS:
+            r = wres.get(cc, {})
+            for tr, un, limit in BYTES:
+                if tr not in r or un not in r:
+                    continue
+                r[tr]["cmp"] = r[un]["cmp"] = tr.startswith("ukc")
+                bt, bu = written_bytes(r[tr], False), written_bytes(r[un], True)
+                if not bt or not bu:
+                    continue
+                verdict = "–" if limit is None else ("met" if bt / bu >= limit else "NOT met") + \
+                    f" (≥ {limit}×)"
+                L.append(f"| {wl} | {cc} | {tr} | {bt / 1e6:.1f} MB | {un} | {bu / 1e3:.1f} kB | "
+                         f"{bt / bu:.0f}× | {verdict} |")
+    L.append("")
+    return L
+
+
 ICOUNT_RATIOS = [("b0", "a"), ("ref", "b0"), ("uk.off", "b0"), ("uks.off", "b0"),
                  ("uk.pc", "ref"), ("uks.pc", "uk.pc"), ("ukc.off", "b0c")]
 
@@ -470,6 +525,8 @@ def main():
     ap.add_argument("--quiet-load", type=float, default=0,
                     help="before each round, wait up to 2 min for the 1-min load average to drop below this")
     ap.add_argument("--only", default="ubench,icount,time")
+    ap.add_argument("--configs", default="", help="time only these configurations (comma-separated)")
+    ap.add_argument("--workloads", default="", help="time only these workloads (comma-separated)")
     ap.add_argument("--report", action="store_true", help="reprint results.json only")
     args = ap.parse_args()
     b = Bench(args)

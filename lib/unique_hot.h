@@ -30,13 +30,13 @@ uniq_take_bit(uint64_t *bits, uint64_t i)
 	return 1;
 }
 
-/* A PC: UNIQ_NEW (slot claimed now, record it), UNIQ_SEEN, or
- * UNIQ_FULL (no free slot within the probe bound: drop, count it). */
+/* A PC whose probe starts at slot i: UNIQ_NEW (slot claimed now,
+ * record it), UNIQ_SEEN, or UNIQ_FULL (no free slot within the probe
+ * bound: drop, count it). */
 static inline __attribute__((always_inline)) int
-uniq_claim_pc(struct ukcov_thread *t, uint64_t pc)
+uniq_claim_pc_at(struct ukcov_thread *t, uint64_t pc, uint64_t i)
 {
 	uint64_t *bits = t->uniq_bits, *keys = t->uniq_keys;
-	uint64_t i = (pc * UNIQ_MUL) >> t->uniq_shift;
 
 	for (unsigned n = 0; n < UKCOV_UNIQ_PROBES; n++) {
 		if (uniq_take_bit(bits, i)) {
@@ -48,6 +48,31 @@ uniq_claim_pc(struct ukcov_thread *t, uint64_t pc)
 		i = (i + 1) & t->uniq_mask;
 	}
 	return UNIQ_FULL;
+}
+
+/* trace-pc: the probe starts where the PC's hash says. */
+static inline __attribute__((always_inline)) int
+uniq_claim_pc(struct ukcov_thread *t, uint64_t pc)
+{
+	return uniq_claim_pc_at(t, pc, (pc * UNIQ_MUL) >> t->uniq_shift);
+}
+
+/*
+ * trace-pc-guard: the probe starts at the guard's number g (1..N across
+ * the process), so in a guard build bit g is guard g, as in the Linux
+ * proposal (its __test_and_set_bit(pc_index, bitmap)).  Keeping the PC
+ * in slot g as well costs one load on a seen point and makes a process
+ * that mixes guard and trace-pc modules (their hashed slots may land
+ * on a guard's bit) or an exec'd image (the old image's bits) probe on
+ * instead of losing a point.  A number beyond the table starts where
+ * its hash says: deduplicated still, where Linux appends every hit.
+ */
+static inline __attribute__((always_inline)) int
+uniq_claim_guard(struct ukcov_thread *t, uint32_t g, uint64_t pc)
+{
+	uint64_t i = g <= t->uniq_mask ? g : (pc * UNIQ_MUL) >> t->uniq_shift;
+
+	return uniq_claim_pc_at(t, pc, i);
 }
 
 /* A CMP record {type, arg1, arg2, pc}: four words per slot. */

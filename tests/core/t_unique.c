@@ -546,8 +546,32 @@ static void t_exec(const struct kc *k)
 	close(fd);
 }
 
+/* The BSD flavors have no unique mode (ukcov(4)): the requests are
+ * unknown to them, answered with their unknown-request errno, and a
+ * mode number beyond theirs is EINVAL; nothing changes. */
+static void t_bsd_refuse(const struct kc *k)
+{
+	uint64_t *buf;
+	int fd = kc_setup(k, KC_ENTRIES, &buf);
+
+	CHECK_ERR(kc_req(k, fd, KCOV_UNIQUE_ENABLE, BW), k->f->e_unknown);
+	CHECK_ERR(kc_req(k, fd, UKCOV_IOC_UNIQUE_ENABLE_CMP, BW),
+		  k->f->e_unknown);
+	CHECK_ERR(kc_req(k, fd, KCOV_RESET_TRACE, 0), k->f->e_unknown);
+	CHECK_ERR(kc_enable(k, fd, 3), EINVAL);
+	CHECK_ERR(kc_enable(k, fd, 0x103), EINVAL);
+	expect_ready_state(k, fd, buf);
+	close(fd);
+}
+
 void register_unique_tests(void)
 {
+	reg_one("unique.bsd_refuse", t_bsd_refuse, FL_FREEBSD,
+		core_have_native, 0);
+	reg_one("unique.bsd_refuse", t_bsd_refuse, FL_NETBSD,
+		core_have_native, 0);
+	reg_one("unique.bsd_refuse", t_bsd_refuse, FL_OPENBSD,
+		core_have_native, 0);
 	for (int native = 0; native <= core_have_native; native++) {
 		const unsigned nat = native ? NEED_NATIVE : 0;
 
