@@ -67,11 +67,13 @@ pc_record(struct ukcov_thread *t, uint64_t *area, uint64_t pc)
 	}
 }
 
-/* Append pc unless this thread saw it since the last reset. */
+/* Append pc unless this thread saw it since the last reset; the probe
+ * for its slot starts at `slot` (unique_hot.h). */
 static __attribute__((noinline)) void
-trace_pc_unique(struct ukcov_thread *t, uint64_t *area, uint64_t pc)
+trace_pc_unique(struct ukcov_thread *t, uint64_t *area, uint64_t pc,
+		uint64_t slot)
 {
-	switch (uniq_claim_pc(t, pc)) {
+	switch (uniq_claim_pc_at(t, pc, slot)) {
 	case UNIQ_NEW:
 		pc_record(t, area, pc);
 		return;
@@ -98,7 +100,7 @@ CALLBACK void __sanitizer_cov_trace_pc(void)
 	 * (lib/unique.c), and taken as a tail call, so that the plain
 	 * trace pays one load and one branch for it. */
 	if (unlikely(t->uniq_bits != NULL)) {
-		trace_pc_unique(t, area, RET_IP());
+		trace_pc_unique(t, area, RET_IP(), uniq_pc_slot(t, RET_IP()));
 		return;
 	}
 	pc_record(t, area, RET_IP());
@@ -136,8 +138,9 @@ guard_hit(const uint32_t *guard, uint32_t on, uint64_t pc)
 
 		if (area == NULL)
 			return;
+		/* Unique mode: bit g is guard g (KCOV_UNIQUE_ENABLE). */
 		if (unlikely(t->uniq_bits != NULL))
-			trace_pc_unique(t, area, pc);
+			trace_pc_unique(t, area, pc, uniq_guard_slot(t, g, pc));
 		else
 			pc_record(t, area, pc);
 	}

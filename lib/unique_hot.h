@@ -51,10 +51,10 @@ uniq_claim_pc_at(struct ukcov_thread *t, uint64_t pc, uint64_t i)
 }
 
 /* trace-pc: the probe starts where the PC's hash says. */
-static inline __attribute__((always_inline)) int
-uniq_claim_pc(struct ukcov_thread *t, uint64_t pc)
+static inline __attribute__((always_inline)) uint64_t
+uniq_pc_slot(const struct ukcov_thread *t, uint64_t pc)
 {
-	return uniq_claim_pc_at(t, pc, (pc * UNIQ_MUL) >> t->uniq_shift);
+	return (pc * UNIQ_MUL) >> t->uniq_shift;
 }
 
 /*
@@ -67,12 +67,10 @@ uniq_claim_pc(struct ukcov_thread *t, uint64_t pc)
  * instead of losing a point.  A number beyond the table starts where
  * its hash says: deduplicated still, where Linux appends every hit.
  */
-static inline __attribute__((always_inline)) int
-uniq_claim_guard(struct ukcov_thread *t, uint32_t g, uint64_t pc)
+static inline __attribute__((always_inline)) uint64_t
+uniq_guard_slot(const struct ukcov_thread *t, uint32_t g, uint64_t pc)
 {
-	uint64_t i = g <= t->uniq_mask ? g : (pc * UNIQ_MUL) >> t->uniq_shift;
-
-	return uniq_claim_pc_at(t, pc, i);
+	return g <= t->uniq_mask ? g : uniq_pc_slot(t, pc);
 }
 
 /* A CMP record {type, arg1, arg2, pc}: four words per slot. */

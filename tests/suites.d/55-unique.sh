@@ -98,6 +98,20 @@ for cc in gcc clang; do
 	same_points "$cc: --threads all: unique points = full traces' points" ta.dump tp.dump
 done
 
+# ---- trace-pc-guard builds: bit g is guard g, as proposed --------------
+if clang -O0 -fsanitize-coverage=trace-pc-guard -c "$SRC/uguard_target.c" -o ugt.o &&
+	gcc -O2 -I"$TOP/include" -c "$SRC/uguard_main.c" -o ugm.o &&
+	gcc ugm.o ugt.o -L"$TOP/$B" -Wl,-rpath,"$TOP/$B" -lukcov -o ug-shared &&
+	gcc ugm.o ugt.o "$TOP/$B/libukcov.a" -lpthread -o ug-static; then
+	for v in shared static; do
+		out=$(./ug-$v 2>&1)
+		[ "$out" = "ok 3 4" ] && ok "guards ($v runtime): each guard once, bit g = guard g, reset" ||
+			bad "guards ($v runtime)" "$out"
+	done
+else
+	bad "guard fixture builds" "clang/gcc failed"
+fi
+
 # ---- the dump says how it was collected; older dumps still read ---------
 if [ -f u.dump ]; then
 	grep -qx 'info collection unique' u.dump && grep -qx 'info bitmap-words 4096' u.dump &&

@@ -1,0 +1,100 @@
+/*
+ * tests/tool/src/uguard_main.c -- never instrumented.  KCOV_UNIQUE_ENABLE
+ * on a trace-pc-guard build (uguard_target.c): each guard once per
+ * reset, a second identical run adds nothing, bit g of the bitmap is
+ * guard g (the Linux proposal's indexing), KCOV_RESET_TRACE gives the
+ * same records again.  Prints "ok RECORDS GUARDS" or what failed, and
+ * exits 0 only if everything held.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include <ukcov/kcov.h>
+#include <ukcov/linux/kcov.h>
+
+#define ENTRIES 1024
+#define BW 8
+
+int ug_a(int x);
+int ug_b(void);
+
+extern uint32_t __start___sancov_guards[], __stop___sancov_guards[];
+
+static int failed;
+
+static void expect(int cond, const char *what)
+{
+	if (!cond) {
+		printf("FAIL %s\n", what);
+		failed = 1;
+	}
+}
+
+static void run(void)
+{
+	for (int i = 0; i < 5; i++) {
+		ug_a(1);
+		ug_b();
+	}
+}
+
+/* Every set bit is the number of a guard of this program's module. */
+static int bits_are_guards(const uint64_t *bits, uint64_t *nbits)
+{
+	*nbits = 0;
+	for (unsigned i = 0; i < BW * 64; i++) {
+		int is_guard = 0;
+
+		if (!(bits[i / 64] >> (i % 64) & 1))
+			continue;
+		++*nbits;
+		for (uint32_t *g = __start___sancov_guards;
+		     g < __stop___sancov_guards; g++)
+			is_guard |= *g == i;
+		if (!is_guard)
+			return 0;
+	}
+	return 1;
+}
+
+int main(void)
+{
+	uint64_t *buf, *tr, n1, n2, nbits, first[16];
+	int fd = ukcov_open(UKCOV_LINUX);
+
+	if (fd < 0 || ukcov_ioctl(fd, KCOV_INIT_TRACE, (unsigned long)ENTRIES)) {
+		perror("ukcov_open/KCOV_INIT_TRACE");
+		return 2;
+	}
+	buf = mmap(NULL, ENTRIES * 8, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (buf == MAP_FAILED || ukcov_ioctl(fd, KCOV_UNIQUE_ENABLE, (unsigned long)BW)) {
+		perror("mmap/KCOV_UNIQUE_ENABLE");
+		return 2;
+	}
+	tr = buf + BW;
+	run();
+	n1 = tr[0];
+	expect(n1 > 0 && n1 <= 16, "records after the first run");
+	memcpy(first, tr + 1, n1 * 8);
+	run();
+	expect(tr[0] == n1, "a second identical run adds 0 records");
+	expect(bits_are_guards(buf, &nbits), "set bits are guard numbers");
+	expect(nbits == n1, "one bit per record");
+	ug_a(0);
+	expect(tr[0] > n1, "the else branch is a new point");
+	n2 = tr[0];
+	ug_a(0);
+	expect(tr[0] == n2, "... recorded once");
+	expect(ukcov_ioctl(fd, KCOV_RESET_TRACE, 0UL) == 0, "KCOV_RESET_TRACE");
+	expect(tr[0] == 0, "count reset");
+	run();
+	expect(tr[0] == n1 && memcmp(first, tr + 1, n1 * 8) == 0,
+	       "after a reset, exactly the same records");
+	ukcov_ioctl(fd, KCOV_DISABLE, 0UL);
+	if (!failed)
+		printf("ok %lu %ld\n", (unsigned long)n1,
+		       (long)(__stop___sancov_guards - __start___sancov_guards));
+	return failed;
+}
