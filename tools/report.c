@@ -125,7 +125,8 @@ static void build_functions(struct report *r, struct fact *f, size_t n)
 		struct rep_file *rf;
 		struct rep_fn *fn;
 
-		while (fi < r->nfiles && strcmp(r->files[fi].path, f[i].file))
+		while (fi < r->nfiles &&
+		       strcmp(r->files[fi].path, f[i].file) != 0)
 			fi++;
 		if (fi == r->nfiles)
 			break;
@@ -170,7 +171,8 @@ static void count_file_points(struct report *r, struct fact *f, size_t n)
 		if (i && f[i - 1].file == f[i].file &&
 		    f[i - 1].point == f[i].point)
 			continue;
-		while (fi < r->nfiles && strcmp(r->files[fi].path, f[i].file))
+		while (fi < r->nfiles &&
+		       strcmp(r->files[fi].path, f[i].file) != 0)
 			fi++;
 		if (fi == r->nfiles)
 			break;

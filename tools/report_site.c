@@ -261,7 +261,7 @@ static struct dir_row *collect_dirs(const struct report *rep, size_t root,
 	}
 	for (size_t i = 0; i < rep->nfiles; i++) {
 		const struct rep_file *f = &rep->files[i];
-		struct dir_row key, *hit;
+		struct dir_row key = { 0 }, *hit;
 
 		if (report_no_source(f))
 			continue;

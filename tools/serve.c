@@ -41,8 +41,9 @@
 #include "dump.h"
 #include "elfpoints.h"
 
-#define SERVE_DEFAULT_PORT 8001	/* as llvm/tools/sancov/coverage-report-server.py
-				   main(): --host 127.0.0.1 --port 8001 */
+/* Like llvm/tools/sancov/coverage-report-server.py (main(): --host
+ * 127.0.0.1, --port 8001). */
+#define SERVE_DEFAULT_PORT 8001
 #define SERVE_MAX_URL 1024		/* longer: 414 */
 #define SERVE_MAX_RESPONSE (64u << 20)	/* bigger: refused */
 #define SERVE_CONN_TIMEOUT 5		/* seconds idle per connection */
@@ -77,6 +78,7 @@ struct watch {
 	size_t ndirs;
 	struct wfile *files;	/* sorted by path */
 	size_t nfiles;
+	size_t warned_missing;	/* missing sources last warned about */
 };
 
 static bool is_dir(const char *path)
@@ -104,9 +106,31 @@ static enum cov_kind kind_of(const char *path)
 	return symcov_looks_like(head, n) ? CK_SYMCOV : CK_NONE;
 }
 
+/* A .sancov file's binary must be among the inputs (inputs.c matches
+ * them by sancov's name rule, NAME.PID.sancov or NAME.sancov): one
+ * without would stop every rebuild, so it is left out, with a warning. */
+static bool sancov_has_binary(const struct watch *w, const char *path)
+{
+	char *mod = sancov_module_name(path);
+	const char *base = path_basename(path);
+	size_t n = strlen(base);
+	bool found = false;
+
+	if (!mod && n > 7 && !strcmp(base + n - 7, ".sancov"))
+		mod = xasprintf("%.*s", (int)(n - 7), base);
+	for (size_t i = 0; mod && i < w->nfixed && !found; i++)
+		found = !strcmp(path_basename(w->fixed[i]), mod);
+	if (!found)
+		msg_warn("%s: no binary named '%s' among the inputs; left out "
+			 "(name the binary on the command line)", path,
+			 mod ? mod : base);
+	free(mod);
+	return found;
+}
+
 /* Parse a file once it stopped changing; the loaders print what is
  * wrong ("ukcov: error: FILE: ..."), once per version of the file. */
-static bool validate(const char *path)
+static bool validate(const struct watch *w, const char *path)
 {
 	struct pcvec pv = { 0 };
 	struct dump d;
@@ -117,7 +141,8 @@ static bool validate(const char *path)
 
 	switch (kind_of(path)) {
 	case CK_SANCOV:
-		ok = sancov_load(path, &pv, &bits) == 0;
+		ok = sancov_load(path, &pv, &bits) == 0 &&
+		     sancov_has_binary(w, path);
 		pcvec_free(&pv);
 		break;
 	case CK_DUMP:
@@ -208,7 +233,7 @@ static bool watch_poll(struct watch *w)
 			v[i].valid = old->valid;
 		} else if (old && same_state(old, &v[i])) {
 			v[i].stable = true;
-			v[i].valid = validate(v[i].path);
+			v[i].valid = validate(w, v[i].path);
 			changed |= v[i].valid;
 		} else {
 			changed |= old && old->valid;
@@ -292,7 +317,7 @@ static void waiting_site(const struct watch *w, unsigned long gen,
 }
 
 /* Symbolize the current inputs and render them; 0 or an exit code. */
-static int build_site(struct options *o, const struct watch *w,
+static int build_site(struct options *o, struct watch *w,
 		      unsigned long gen, struct site *s)
 {
 	struct strtab strs = { 0 };
@@ -316,7 +341,9 @@ static int build_site(struct options *o, const struct watch *w,
 		report_opts_from(&oo, &ri, &ro);
 		ro.generation = gen;
 		site_build(&ro, &rep, s);
-		report_warn_missing(s);
+		if (s->missing_sources != w->warned_missing)
+			report_warn_missing(s);	/* not at every rebuild */
+		w->warned_missing = s->missing_sources;
 		report_inputs_free(&ri);
 		report_free(&rep);
 		symcov_free(&sc);
@@ -445,7 +472,7 @@ static enum MHD_Result serve_source(struct MHD_Connection *c,
 	n = strlen(sv->root_real);
 	if (!real)
 		return reply_error(c, MHD_HTTP_NOT_FOUND, "Not Found");
-	if (strncmp(real, sv->root_real, n) || real[n] != '/') {
+	if (strncmp(real, sv->root_real, n) != 0 || real[n] != '/') {
 		free(real);
 		return reply_error(c, MHD_HTTP_FORBIDDEN,
 				   "Forbidden: outside the source root");
@@ -508,8 +535,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 	(void)upload;
 	(void)upload_size;
 	(void)state;
-	if (strcmp(method, MHD_HTTP_METHOD_GET) &&
-	    strcmp(method, MHD_HTTP_METHOD_HEAD))
+	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 &&
+	    strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
 		return reply_error(c, MHD_HTTP_METHOD_NOT_ALLOWED,
 				   "Method Not Allowed");
 	if (strlen(url) > SERVE_MAX_URL)
@@ -667,7 +694,7 @@ static int serve_prepare(struct options *o, struct served *sv,
 		watch_poll(w);
 		for (size_t i = 0; i < w->nfiles; i++) {
 			w->files[i].stable = true;
-			w->files[i].valid = validate(w->files[i].path);
+			w->files[i].valid = validate(w, w->files[i].path);
 		}
 	}
 	r = build_site(o, w, 1, &s);

@@ -233,4 +233,17 @@ same "and serving continues" "$(code "$URL")" 200
 kill -INT "$SPID"; wait "$SPID"
 same "SIGINT stops serve with status 0" "$?" 0
 
+# An ASan coverage_dir: the program writes its .sancov there; one with no
+# binary among the inputs is left out with one warning.
+mkdir -p cov2 && cp "$SAN" cov2/
+start_serve s3.out cov2 prog_asan
+cp "$SAN" cov2/other.9.sancov
+ASAN_OPTIONS=coverage=1:coverage_dir=cov2:detect_leaks=0 ./prog_asan 4 200 >/dev/null 2>&1
+for _ in $(seq 40); do [ "$(curl -s -m 5 "${URL}version.json")" = '{"version": 2}' ] && break; sleep 0.1; done
+curl -s -m 5 "$URL" >served3.html
+same "coverage_dir: a new .sancov is merged in" "$(fn_points "$("$NUM" dom served3.html)")" "$(stats_numbers prog_asan cov2/prog_asan.*.sancov)"
+same "coverage_dir: a .sancov without its binary is left out, said once" "$(cat s3.out.err)" \
+	"ukcov: warning: cov2/other.9.sancov: no binary named 'other' among the inputs; left out (name the binary on the command line)"
+kill -TERM "$SPID"; wait "$SPID"
+
 summary
