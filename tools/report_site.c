@@ -20,11 +20,13 @@
  */
 #include "report.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <ukcov/kcov.h>
 
@@ -398,11 +400,19 @@ static void function_table(struct strbuf *sb, const struct rep_file *f)
 				  : fn->covered == fn->points ? "c"
 							     : "p";
 
-		sb_printf(sb, "<tr class=%s><td><a href=\"#L%u\">", cls,
-			  fn->line);
+		/* Line 0: no point of the function has a line (no DWARF
+		 * line for it): nothing to link to. */
+		if (fn->line)
+			sb_printf(sb, "<tr class=%s><td><a href=\"#L%u\">",
+				  cls, fn->line);
+		else
+			sb_printf(sb, "<tr class=%s><td><a>", cls);
 		put_escaped(sb, fn->name);
-		sb_printf(sb, "</a></td><td class=n data-v=%u>%u</td>",
-			  fn->line, fn->line);
+		if (fn->line)
+			sb_printf(sb, "</a></td><td class=n data-v=%u>%u</td>",
+				  fn->line, fn->line);
+		else
+			sb_puts(sb, "</a></td><td class=n data-v=0>-</td>");
 		fraction_cell(sb, fn->covered, fn->points);
 		sb_puts(sb, "</tr>\n");
 	}
@@ -589,6 +599,32 @@ static int make_dir(const char *dir)
 	return -1;
 }
 
+/* Pages of an earlier report in DIR/f that this one does not have: left
+ * there, they would be linked from nowhere and stale. */
+static void remove_stale_pages(const struct site *s, const char *sub)
+{
+	DIR *d = opendir(sub);
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		size_t n = strlen(e->d_name);
+		char *page, *path;
+
+		if (e->d_type != DT_REG || n < 5 ||
+		    strcmp(e->d_name + n - 5, ".html") != 0)
+			continue;
+		page = xasprintf("f/%s", e->d_name);
+		path = xasprintf("%s/%s", sub, e->d_name);
+		if (!site_find(s, page) && unlink(path) < 0)
+			msg_warn("%s: %s", path, strerror(errno));
+		free(page);
+		free(path);
+	}
+	closedir(d);
+}
+
 int site_write(const struct site *s, const char *dir)
 {
 	char *sub = xasprintf("%s/f", dir);
@@ -604,6 +640,8 @@ int site_write(const struct site *s, const char *dir)
 		}
 		free(path);
 	}
+	if (!r)
+		remove_stale_pages(s, sub);
 	free(sub);
 	return r;
 }

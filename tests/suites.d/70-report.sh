@@ -127,6 +127,13 @@ grep -q ".sancov $SAN" r-sancov-binary/index.html && ok "the .sancov input is na
 "$U" report -o again g1.dump prog_gcc 2>/dev/null
 check "deterministic: the same inputs give the same bytes" diff -r r-gcc-dump again
 grep -q '<th>points</th>' again/index.html || true
+mkdir -p again/f && echo old >again/f/9-gone.c.html && echo keep >again/f/notes.txt
+"$U" report -o again g1.dump prog_gcc 2>/dev/null
+[ ! -e again/f/9-gone.c.html ] && [ -f again/f/notes.txt ] && ok "a page of an earlier report is removed, nothing else" || bad "stale pages"
+printf '{"covered-points": ["1"], "binary-hash": "", "point-symbol-info": {"%s/src/main.c": {"f": {"1": "0:0"}, "g": {"2": "3:1"}}}}' "$T" >l0.symcov
+"$U" report -o r-l0 l0.symcov 2>/dev/null
+grep -q '<tr class=c><td><a>f</a></td><td class=n data-v=0>-</td>' r-l0/f/1-main.c.html && grep -q '<a href="#L3">g</a>' r-l0/f/1-main.c.html &&
+	ok "a function without a line links nowhere" || bad "line-0 function" "$(grep -o '<tr class=.>.*</tr>' r-l0/f/1-main.c.html)"
 "$U" report -o one.html g1.dump prog_gcc && [ -f one.html ] && grep -q 'class="notcovered">.*never_called' one.html &&
 	ok "-o FILE.html: still the single page" || bad "-o FILE.html"
 
