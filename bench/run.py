@@ -307,6 +307,8 @@ def machine_info(args):
     ncpu = pick(r"CPU\(s\)")
     return {
         "date": datetime.date.today().isoformat(),
+        "cpu_model": f"{pick('Model name')} ({pick('Vendor ID')} family {pick('CPU family')} "
+                     f"model {pick('Model')})",
         "cpu": f"{pick('Model name')} (family {pick('CPU family')} model {pick('Model')}), "
                f"{ncpu} CPUs, L2 {pick('L2 cache')}, L3 {pick('L3 cache')}, "
                f"{pick('Hypervisor vendor')} VM",
@@ -347,7 +349,31 @@ def report(res):
     L += report_bytes(res)
     L += report_icount(res)
     L += report_ubench(res)
+    L += verdict_lines(res)
     return "\n".join(L) + "\n"
+
+
+def cpu_model(meta):
+    """The CPU every figure was taken on: the callbacks' costs differ by vendor."""
+    return meta.get("cpu_model") or meta.get("cpu", "unknown CPU")
+
+
+def verdict_lines(res):
+    """One line per target, each naming the CPU, printed last."""
+    L = [f"## Verdict on {cpu_model(res['meta'])}", ""]
+    for label, pairs, limit in TARGETS:
+        if label.startswith("(not"):
+            continue
+        gs = [geomean([v for *_, v in target_ratios(res, num, den)]) for num, den in pairs]
+        gs = [g for g in gs if not math.isnan(g)]
+        if not gs:
+            L.append(f"- {label}: not measured ({cpu_model(res['meta'])})")
+            continue
+        worst = max(gs)
+        L.append(f"- {label}: {'met' if worst <= limit else 'NOT met'} (worst geomean "
+                 f"{worst:.3f}, limit {limit}) on {cpu_model(res['meta'])}")
+    L.append("")
+    return L
 
 
 def report_time(res):
@@ -404,8 +430,8 @@ def geomean(xs):
 
 
 def report_targets(res):
-    L = ["## Targets (ratio of medians; verdict on the geometric mean over workloads and "
-         "compilers)", "", "| target | ratio | " + " | ".join(
+    L = [f"## Targets on {cpu_model(res['meta'])} (ratio of medians; verdict on the geometric "
+         "mean over workloads and compilers)", "", "| target | ratio | " + " | ".join(
              f"{wl} {cc}" for wl in res["time"] for cc in COMPILERS) +
          " | geomean | verdict | geomean of mins | geomean, CPU time |",
          "|---|---|" + "---|" * (len(res["time"]) * len(COMPILERS)) + "---|---|---|---|"]

@@ -85,16 +85,21 @@ trace_pc_unique(struct ukcov_thread *t, uint64_t *area, uint64_t pc,
 	}
 }
 
+/*
+ * The layout of every callback (docs/PERFORMANCE.md, "Tracing-off
+ * layout"): tracing off is the fall-through, so a thread that does not
+ * trace pays a TLS load, a test and a not-taken branch into "ret", the
+ * nearest thing to an empty callback.  A taken branch on the off path
+ * cost up to 1.3x an empty callback on Intel Ice Lake; the tracing path
+ * pays the one taken branch instead, where an append costs far more.
+ * Mode variants (unique) are tested only after the area is non-NULL.
+ */
 CALLBACK void __sanitizer_cov_trace_pc(void)
 {
 	struct ukcov_thread *t = &__ukcov_thread;
 	uint64_t *area = __atomic_load_n(&t->pc_area, __ATOMIC_RELAXED);
 
-	/* "unlikely" although tracing is off far more often: it keeps the
-	 * recording path the fall-through, so a tracing thread takes no
-	 * extra branch per call, while the off path's one taken branch
-	 * costs nothing next to the call (docs/PERFORMANCE.md, Analysis). */
-	if (unlikely(area == NULL))
+	if (likely(area == NULL))
 		return;
 	/* Unique mode is chosen only now that tracing is known to be on
 	 * (lib/unique.c), and taken as a tail call, so that the plain
@@ -200,10 +205,12 @@ cmp_record(struct ukcov_thread *t, uint64_t *area, uint64_t type,
 	__atomic_store_n(&area[0], n + 1, __ATOMIC_RELEASE);
 }
 
-/* Append the record unless this thread saw it since the last reset. */
+/* Append the record unless this thread saw it since the last reset.
+ * The operands come first, in the registers the callbacks received them
+ * in (see trace_switch_records). */
 static __attribute__((noinline)) void
-trace_cmp_unique(struct ukcov_thread *t, uint64_t *area, uint64_t type,
-		 uint64_t arg1, uint64_t arg2, uint64_t pc)
+trace_cmp_unique(uint64_t arg1, uint64_t arg2, struct ukcov_thread *t,
+		 uint64_t *area, uint64_t type, uint64_t pc)
 {
 	int r = uniq_claim_cmp(t, type, arg1, arg2, pc);
 
@@ -213,84 +220,125 @@ trace_cmp_unique(struct ukcov_thread *t, uint64_t *area, uint64_t type,
 		count_drop(t, 1);
 }
 
+/* Tracing is on: unique mode (lib/unique.c) or a plain append. */
 static inline __attribute__((always_inline)) void
-trace_cmp(uint64_t type, uint64_t arg1, uint64_t arg2, uint64_t pc)
+trace_cmp_on(struct ukcov_thread *t, uint64_t *area, uint64_t type,
+	     uint64_t arg1, uint64_t arg2, uint64_t pc)
 {
-	struct ukcov_thread *t = &__ukcov_thread;
-	uint64_t *area = __atomic_load_n(&t->cmp_area, __ATOMIC_RELAXED);
-
-	if (unlikely(area == NULL))	/* see __sanitizer_cov_trace_pc */
-		return;
 	if (unlikely(t->uniq_bits != NULL)) {	/* see trace_pc */
-		trace_cmp_unique(t, area, type, arg1, arg2, pc);
+		trace_cmp_unique(arg1, arg2, t, area, type, pc);
 		return;
 	}
 	cmp_record(t, area, type, arg1, arg2, pc);
 }
+
+/*
+ * The body of every cmp callback.  A macro rather than a function so
+ * that the return address and the operands are computed in the
+ * callback itself and after the test: as a function argument gcc loads
+ * the return address before the test, one more load on the off path.
+ */
+#define TRACE_CMP(type, arg1, arg2) do {				\
+	struct ukcov_thread *t_ = &__ukcov_thread;			\
+	uint64_t *area_ = __atomic_load_n(&t_->cmp_area, __ATOMIC_RELAXED); \
+									\
+	if (likely(area_ == NULL))	/* off: the fall-through */	\
+		return;							\
+	trace_cmp_on(t_, area_, (type), (arg1), (arg2), RET_IP());	\
+} while (0)
 
 #define SZ(log2) KCOV_CMP_SIZE(log2)
 #define CONST KCOV_CMP_CONST
 
 CALLBACK void __sanitizer_cov_trace_cmp1(uint8_t a, uint8_t b)
 {
-	trace_cmp(SZ(0), a, b, RET_IP());
+	TRACE_CMP(SZ(0), a, b);
 }
 
 CALLBACK void __sanitizer_cov_trace_cmp2(uint16_t a, uint16_t b)
 {
-	trace_cmp(SZ(1), a, b, RET_IP());
+	TRACE_CMP(SZ(1), a, b);
 }
 
 CALLBACK void __sanitizer_cov_trace_cmp4(uint32_t a, uint32_t b)
 {
-	trace_cmp(SZ(2), a, b, RET_IP());
+	TRACE_CMP(SZ(2), a, b);
 }
 
 CALLBACK void __sanitizer_cov_trace_cmp8(uint64_t a, uint64_t b)
 {
-	trace_cmp(SZ(3), a, b, RET_IP());
+	TRACE_CMP(SZ(3), a, b);
 }
 
 /* Both compilers pass the compile-time constant first (clang
  * SanitizerCoverage.rst; gcc sancov.cc); the kernels record it as arg1. */
 CALLBACK void __sanitizer_cov_trace_const_cmp1(uint8_t c, uint8_t v)
 {
-	trace_cmp(SZ(0) | CONST, c, v, RET_IP());
+	TRACE_CMP(SZ(0) | CONST, c, v);
 }
 
 CALLBACK void __sanitizer_cov_trace_const_cmp2(uint16_t c, uint16_t v)
 {
-	trace_cmp(SZ(1) | CONST, c, v, RET_IP());
+	TRACE_CMP(SZ(1) | CONST, c, v);
 }
 
 CALLBACK void __sanitizer_cov_trace_const_cmp4(uint32_t c, uint32_t v)
 {
-	trace_cmp(SZ(2) | CONST, c, v, RET_IP());
+	TRACE_CMP(SZ(2) | CONST, c, v);
 }
 
 CALLBACK void __sanitizer_cov_trace_const_cmp8(uint64_t c, uint64_t v)
 {
-	trace_cmp(SZ(3) | CONST, c, v, RET_IP());
+	TRACE_CMP(SZ(3) | CONST, c, v);
 }
 
-/* gcc only: floating-point compares.  No kernel has these; the record
- * carries the operands' bit patterns with the size of the type. */
-CALLBACK void __sanitizer_cov_trace_cmpf(float a, float b)
+/*
+ * gcc only: floating-point compares.  No kernel has these; the record
+ * carries the operands' bit patterns with the size of the type.  The
+ * operands arrive in SSE registers: their conversion to bit patterns
+ * happens out of line, after the test, or gcc would hoist it onto the
+ * off path.
+ */
+static __attribute__((noinline)) void
+trace_cmpf_on(struct ukcov_thread *t, uint64_t *area, float a, float b,
+	      uint64_t pc)
 {
 	uint32_t x, y;
 
 	memcpy(&x, &a, sizeof(x));
 	memcpy(&y, &b, sizeof(y));
-	trace_cmp(SZ(2), x, y, RET_IP());
+	trace_cmp_on(t, area, SZ(2), x, y, pc);
 }
 
-CALLBACK void __sanitizer_cov_trace_cmpd(double a, double b)
+static __attribute__((noinline)) void
+trace_cmpd_on(struct ukcov_thread *t, uint64_t *area, double a, double b,
+	      uint64_t pc)
 {
 	uint64_t x, y;
 
 	memcpy(&x, &a, sizeof(x));
 	memcpy(&y, &b, sizeof(y));
-	trace_cmp(SZ(3), x, y, RET_IP());
+	trace_cmp_on(t, area, SZ(3), x, y, pc);
+}
+
+/* Like TRACE_CMP, with the out-of-line recording of floating operands. */
+#define TRACE_CMP_FP(on, a, b) do {					\
+	struct ukcov_thread *t_ = &__ukcov_thread;			\
+	uint64_t *area_ = __atomic_load_n(&t_->cmp_area, __ATOMIC_RELAXED); \
+									\
+	if (likely(area_ == NULL))	/* off: the fall-through */	\
+		return;							\
+	on(t_, area_, (a), (b), RET_IP());				\
+} while (0)
+
+CALLBACK void __sanitizer_cov_trace_cmpf(float a, float b)
+{
+	TRACE_CMP_FP(trace_cmpf_on, a, b);
+}
+
+CALLBACK void __sanitizer_cov_trace_cmpd(double a, double b)
+{
+	TRACE_CMP_FP(trace_cmpd_on, a, b);
 }
 
 /*
@@ -300,11 +348,13 @@ CALLBACK void __sanitizer_cov_trace_cmpd(double a, double b)
  * truncated to the switch's width here so that the records of both
  * compilers agree with each other and with the cmpN callbacks
  * (docs/DESIGN.md, "Deliberate differences").  A width other than
- * 8/16/32/64 is ignored, as in Linux.
+ * 8/16/32/64 is ignored, as in Linux.  val and cases come first, in the
+ * registers the callback received them in, so that no move precedes
+ * the callback's test.
  */
 static __attribute__((noinline)) void
-trace_switch_records(struct ukcov_thread *t, uint64_t *area, uint64_t val,
-		     const uint64_t *cases, uint64_t pc)
+trace_switch_records(uint64_t val, const uint64_t *cases,
+		     struct ukcov_thread *t, uint64_t *area, uint64_t pc)
 {
 	uint64_t type, mask, i, n, room, k;
 
@@ -355,12 +405,12 @@ CALLBACK void __sanitizer_cov_trace_switch(uint64_t val, uint64_t *cases)
 	uint64_t *area = __atomic_load_n(&t->cmp_area, __ATOMIC_RELAXED);
 
 	/* Check "tracing?" once, before the per-case loop: sqlite's VDBE
-	 * switch has ~118 cases (reference/perf.md: 5.8x vs 3.3x).  Here
-	 * the off path stays the fall-through: the records are written
-	 * out of line, and flipping the hint measured 2% slower off. */
+	 * switch has ~118 cases, and a per-case check cost 5.8x an empty
+	 * callback against 3.3x (docs/PERFORMANCE.md).  The records are
+	 * written out of line. */
 	if (likely(area == NULL))
 		return;
-	trace_switch_records(t, area, val, cases, RET_IP());
+	trace_switch_records(val, cases, t, area, RET_IP());
 }
 
 /*
@@ -372,17 +422,17 @@ CALLBACK void __sanitizer_cov_trace_switch(uint64_t val, uint64_t *cases)
  */
 CALLBACK void __sanitizer_cov_trace_div4(uint32_t divisor)
 {
-	trace_cmp(SZ(2) | CONST, 0, divisor, RET_IP());
+	TRACE_CMP(SZ(2) | CONST, 0, divisor);
 }
 
 CALLBACK void __sanitizer_cov_trace_div8(uint64_t divisor)
 {
-	trace_cmp(SZ(3) | CONST, 0, divisor, RET_IP());
+	TRACE_CMP(SZ(3) | CONST, 0, divisor);
 }
 
 CALLBACK void __sanitizer_cov_trace_gep(uintptr_t idx)
 {
-	trace_cmp(SZ(3) | CONST, 0, idx, RET_IP());
+	TRACE_CMP(SZ(3) | CONST, 0, idx);
 }
 
 /*

@@ -47,4 +47,28 @@ for cc in gcc clang; do
     run "core-$cc-pc"
     run "preload-$cc" LD_PRELOAD="$preload"
 done
+
+# The tracing-off path of every callback is the fall-through, in the
+# archives as built and with clang compiling the same file.
+layout() {	# OBJ PREFIX
+    tests/core/callback-layout.sh "$1" "$2" >"$T/layout.out"
+    n=$(grep -c '^ok ' "$T/layout.out")
+    grep '^not ok' "$T/layout.out" | while read -r line; do echo "$line"; done
+    if [ "$n" -ge 12 ] && ! grep -q '^not ok' "$T/layout.out"; then
+        ok "${2}off-path-fall-through ($n callbacks)"
+    else
+        bad "${2}off-path-fall-through" "$n callbacks laid out right; see above"
+    fi
+}
+if [ "$(uname -m)" = x86_64 ]; then
+    top=$(pwd)
+    for a in libukcov.a libukcov_cb.a; do
+        rm -rf "$T/x" && mkdir "$T/x" && (cd "$T/x" && ar x "$top/$B/$a")
+        cb=$(ls "$T"/x/callbacks*.o 2>/dev/null | head -n 1)
+        layout "${cb:-/dev/null}" "layout/$a/"
+    done
+    clang -std=gnu11 -O2 -fPIC -ftls-model=initial-exec -fvisibility=hidden \
+        -D_GNU_SOURCE -Iinclude -Ilib -c lib/callbacks.c -o "$T/cb-clang.o" &&
+        layout "$T/cb-clang.o" "layout/clang/"
+fi
 summary
