@@ -206,7 +206,10 @@ UKCOV_EXPORT sighandler_t sysv_signal(int sig, sighandler_t handler)
 	return old.sa_handler;
 }
 
-/* The child of fork has one thread, outside any handler. */
+/* The child of fork has one thread: the forking one, which may be
+ * inside a handler (thread.c fork_child keeps its nesting), but is not
+ * inside sigaction(), which holds the table lock with every signal
+ * blocked.  Another thread of the parent may have held it. */
 void ukcov__signals_after_fork_child(void)
 {
 	__atomic_store_n(&table_lock, 0, __ATOMIC_RELAXED);

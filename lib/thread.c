@@ -274,7 +274,11 @@ static void fork_parent(void)
 
 /* Linux kcov_task_init: the child starts disabled.  The control block
  * still names the parent's thread as owner, which is right: the parent
- * still traces.  Only the forking thread exists in the child. */
+ * still traces.  Only the forking thread exists in the child, and it is
+ * where the parent's was: a fork inside a signal handler leaves the
+ * child inside that handler, with the trampoline frames on its copy of
+ * the stack, so sig_depth and sig_frames are kept (the trampoline's
+ * return brings them back to 0 and re-arms, as in the parent). */
 static void fork_child(void)
 {
 	struct ukcov_thread *t = &__ukcov_thread;
@@ -285,7 +289,6 @@ static void fork_child(void)
 	t->owned = NULL;
 	t->mode = UKCOV_MODE_NONE;
 	t->uniq_words = 0;	/* the table's copy stays, as a cache */
-	t->sig_depth = 0;
 	t->registered = 0;
 	t->follow_area = NULL;	/* the copy stays mapped, unused */
 	thread_list = NULL;

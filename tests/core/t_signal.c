@@ -302,6 +302,49 @@ static void t_siglongjmp(const struct kc *k)
 	expect_only_pcs(buf, 2, (const void *)target_leaf);
 }
 
+/* A child forked inside a handler leaves the handler as the parent
+ * does, and is then an ordinary process outside any handler: enabled
+ * in main, it records exactly its own calls (issue 11: the fork child
+ * used to forget it was inside a handler, and the handler's return
+ * left it unable to record). */
+static volatile pid_t forked;
+
+static void h_fork(int sig)
+{
+	(void)sig;
+	ran++;
+	target_leaf2();		/* in the handler: not recorded */
+	forked = fork();
+}
+
+static void t_fork_in_handler(const struct kc *k)
+{
+	uint64_t *buf;
+	int fd = kc_setup(k, KC_ENTRIES, &buf);
+
+	install(SIGUSR1, h_fork, 0);
+	ran = 0;
+	forked = -1;
+	raise_usr1();
+	CHECK_OK(forked);
+	if (forked == 0) {
+		/* The child, back in main from the handler. */
+		kc_enable_ok(k, fd, 0);
+		target_leaf();
+		kc_disable_ok(k, fd);
+		_exit(0);
+	}
+	expect_exit0(forked);
+	CHECK_EQ(ran, 1);
+	expect_only_pcs(buf, 1, (const void *)target_leaf);
+	/* And the parent, back from the same handler, records too. */
+	rec_reset(buf);
+	kc_enable_ok(k, fd, 0);
+	target_leaf();
+	kc_disable_ok(k, fd);
+	expect_only_pcs(buf, 1, (const void *)target_leaf);
+}
+
 /* oldact and signal()'s result are the program's handlers (and flags,
  * mask), never a wrapper. */
 static void h_other(int sig)
@@ -353,5 +396,6 @@ void register_signal_tests(void)
 	reg_flavors("signal.cmp_mode", t_cmp_mode, NEED_CMP);
 	reg_flavors("signal.installed_early", t_installed_early, 0);
 	reg_flavors("signal.siglongjmp", t_siglongjmp, 0);
+	reg_flavors("signal.fork_in_handler", t_fork_in_handler, 0);
 	reg_one("signal.oldact", t_oldact, FL_LINUX, core_have_native, 0);
 }
