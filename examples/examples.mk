@@ -11,7 +11,10 @@
 
 EX_DIR      := $(B)/examples
 EX_CCS      ?= gcc clang
-EX_PROGS    := linux_pc linux_cmp freebsd_pc netbsd_pc openbsd_pc
+EX_PROGS    := linux_pc linux_cmp freebsd_pc netbsd_pc openbsd_pc \
+               linux_remote remote_pool remote_evloop
+# Sources linked into one example besides target.o (uninstrumented).
+EX_EXTRA_linux_remote := examples/usb_bus.c
 EX_CFLAGS   := -std=gnu11 -O2 -g -Wall
 # NetBSD's example munmap()s its volatile kcov_int_t buffer, as it does
 # on NetBSD, where the compiler warns the same.
@@ -33,8 +36,10 @@ $(EX_DIR)/$(1)/target.o: examples/target.c
 
 $(addprefix $(EX_DIR)/$(1)/,$(EX_PROGS)): $(EX_DIR)/$(1)/%: examples/%.c \
 		$(EX_DIR)/$(1)/target.o $(EX_LIB) $(EX_HDRS)
-	$(1) $(EX_CFLAGS) $(EX_QUIET_$(1)) -I include $$< $(EX_DIR)/$(1)/target.o \
-	    $(EX_LDFLAGS) $(EX_LDLIBS) -o $$@
+	$(1) $(EX_CFLAGS) $(EX_QUIET_$(1)) -I include $$< $$(EX_EXTRA_$$*) \
+	    $(EX_DIR)/$(1)/target.o $(EX_LDFLAGS) $(EX_LDLIBS) -lpthread -o $$@
+
+$(EX_DIR)/$(1)/linux_remote: $(EX_EXTRA_linux_remote)
 
 EX_BINS += $(addprefix $(EX_DIR)/$(1)/,$(EX_PROGS))
 endef

@@ -200,6 +200,9 @@ int ukcov__enable_uniq_locked(struct ukcov_desc *d, int fd, int mode,
 /* RUNNING -> READY by the owner itself (KCOV_DISABLE and friends). */
 void ukcov__disable_locked(struct ukcov_desc *d)
 {
+	/* kcov_disable -> kcov_remote_reset: a remote owner's handles are
+	 * unregistered and its sections in flight discarded. */
+	ukcov__remote_owner_reset(&__ukcov_thread);
 	ukcov__release_owner_locked(d->cb);
 	ukcov__thread_disarm(&__ukcov_thread);
 }

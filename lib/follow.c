@@ -142,6 +142,8 @@ void ukcov__follow_after_fork_child(void)
 struct follow_start {
 	void *(*fn)(void *);
 	void *arg;
+	int follow;		/* give the thread a private buffer */
+	uint64_t common_handle;	/* the creator's (Linux kcov_task_init) */
 };
 
 static void *follow_thread_start(void *p)
@@ -150,6 +152,9 @@ static void *follow_thread_start(void *p)
 	void *area;
 
 	free(p);
+	__ukcov_thread.common_handle = s.common_handle;
+	if (!s.follow)
+		return s.fn(s.arg);
 	area = mmap(NULL, area_bytes(follow.entries), PROT_READ | PROT_WRITE,
 		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (area != MAP_FAILED)
@@ -173,10 +178,15 @@ UKCOV_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 		real = (pthread_create_fn)dlsym(RTLD_NEXT, "pthread_create");
 	if (!real)
 		return ENOSYS;
-	if (!follow.active || !(s = malloc(sizeof(*s))))
+	/* Wrapped only when the thread must follow or inherits a remote
+	 * common handle; otherwise glibc's, untouched. */
+	if ((!follow.active && !__ukcov_thread.common_handle) ||
+	    !(s = malloc(sizeof(*s))))
 		return real(th, attr, fn, arg);
 	s->fn = fn;
 	s->arg = arg;
+	s->follow = follow.active;
+	s->common_handle = __ukcov_thread.common_handle;
 	rc = real(th, attr, follow_thread_start, s);
 	if (rc)
 		free(s);

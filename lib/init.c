@@ -38,7 +38,10 @@ static int takeover_desc(struct ukcov_desc *d, int fd)
 		ukcov__cb_unlock(cb);
 		return is_carrier;
 	}
+	/* A remote owner's registrations lived in the old image: its
+	 * descriptor is released (docs/DESIGN.md, differences). */
 	if ((cb->owner_tid == me || (cb->exec_tid && cb->owner_tid == cb->exec_tid))
+	    && cb->mode != UKCOV_MODE_REMOTE
 	    && !__ukcov_thread.owned && ukcov__map_buffer(d, fd) == 0) {
 		cb->owner_tid = me;
 		cb->exec_tid = 0;

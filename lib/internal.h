@@ -47,6 +47,9 @@ enum ukcov_mode {
 	UKCOV_MODE_NONE = 0,	/* NetBSD KCOV_MODE_NONE: enabled, records nothing */
 	UKCOV_MODE_PC,
 	UKCOV_MODE_CMP,
+	UKCOV_MODE_REMOTE,	/* Linux KCOV_MODE_REMOTE: the owner of a
+				 * KCOV_REMOTE_ENABLE; its own code is not
+				 * traced (lib/remote.c) */
 };
 
 /*
@@ -83,7 +86,8 @@ struct ukcov_cb {
 	uint64_t owner_start;		/* [M] owner process start time */
 	int32_t exec_tid;		/* [M] owner thread now inside exec */
 	int32_t exec_carrier;		/* [M] fd carrying it across exec, or -1 */
-	uint64_t drops;			/* [W] records dropped, monotonic */
+	uint64_t drops;			/* [W] records dropped, monotonic;
+					 * remote merges add atomically */
 	uint64_t drops_read;		/* [M] drops already reported */
 	uint64_t uniq_words;		/* [M] bitmap words while RUNNING in a
 					 * unique mode (KCOV_UNIQUE_ENABLE),
@@ -125,7 +129,8 @@ struct ukcov_thread {
 	uint64_t *uniq_keys;		/* hot: the thread's key slots */
 	uint64_t uniq_mask;		/* hot: slots - 1 */
 	uint32_t uniq_shift;		/* hot: 64 - log2(slots) */
-	/* Below: never read by callbacks. */
+	/* Below: never read by callbacks.  Every hot field above is also
+	 * in struct ukcov_hot (checked below). */
 	struct ukcov_desc *owned;	/* descriptor this thread enabled */
 	int mode;			/* its enum ukcov_mode */
 	uint64_t uniq_words;		/* bitmap words of its unique mode, 0:
@@ -142,7 +147,32 @@ struct ukcov_thread {
 	pid_t tid;
 	struct ukcov_thread *next;
 	struct ukcov_thread *prev;
+	/* Remote coverage (lib/remote.c); written by the thread itself. */
+	uint64_t common_handle;		/* Linux task->kcov_handle */
+	struct ukcov_collector *remote_coll; /* KCOV_REMOTE_ENABLE owner */
+	struct ukcov_remote_tls *rt;	/* sections and cached areas */
+	int remote_busy;		/* inside the registry's locks */
 };
+
+/*
+ * The hot block: exactly the fields the callbacks read, as one value.
+ * A remote section (and a signal handler's section inside it) saves
+ * the thread's hot block, runs with its own, and restores the saved
+ * one at stop (docs/DESIGN.md, "Remote coverage").
+ */
+struct ukcov_hot {
+	uint64_t *pc_area;
+	uint64_t *cmp_area;
+	uint64_t pc_cap;
+	uint64_t cmp_cap;
+	uint64_t *drops;
+	uint64_t *uniq_bits;	/* NULL in a section: plain trace */
+	uint64_t *uniq_keys;
+	uint64_t uniq_mask;
+	uint32_t uniq_shift;
+};
+_Static_assert(offsetof(struct ukcov_thread, owned) == sizeof(struct ukcov_hot),
+	       "struct ukcov_hot must hold every hot field of ukcov_thread");
 
 /* Defined in thread.c; exported from libukcov.so so that the callbacks
  * linked into an executable from libukcov_cb.a reach it with
@@ -200,6 +230,9 @@ void ukcov__thread_rearm_hot(struct ukcov_thread *t);
 void ukcov__stop_local_owner(struct ukcov_desc *d, pid_t tid);
 void ukcov__thread_stop(struct ukcov_thread *t);
 void ukcov__threads_init(void);
+void ukcov__thread_exit_hook(struct ukcov_thread *t);
+void ukcov__thread_save_hot(const struct ukcov_thread *t, struct ukcov_hot *h);
+void ukcov__thread_load_hot(struct ukcov_thread *t, const struct ukcov_hot *h);
 
 /* ---- desc.c: the state machine (transitions under cb->lock) ---- */
 int ukcov__cb_lock(struct ukcov_cb *cb);
@@ -306,6 +339,23 @@ void ukcov__uniq_reset_buffer(uint64_t *buf, uint64_t words);
 /* ---- signals.c ---- */
 void ukcov__signals_after_fork_child(void);
 void ukcov__signals_resync(struct ukcov_thread *t);
+
+/* ---- remote.c: remote coverage sections (Linux KCOV_REMOTE_ENABLE,
+ * kcov_remote_start/stop) ---- */
+struct ukcov_collector;
+struct ukcov_remote_tls;
+int ukcov__remote_enable_locked(struct ukcov_desc *d, int fd,
+				unsigned long arg);
+void ukcov__remote_owner_reset(struct ukcov_thread *t);
+/* The open section of t at signal depth `depth`, or NULL. */
+const struct ukcov_hot *ukcov__remote_section_hot(const struct ukcov_thread *t,
+						  int depth);
+void ukcov__remote_leave_depth(struct ukcov_thread *t, int depth);
+void ukcov__remote_thread_exit(struct ukcov_thread *t);
+void ukcov__remote_fork_prepare(void);
+void ukcov__remote_fork_parent(void);
+void ukcov__remote_fork_child(void);
+int ukcov__thread_traces(const struct ukcov_thread *t);
 
 /* ---- modules.c (the tool's module table) ---- */
 void ukcov__modules_snapshot(void);

@@ -28,8 +28,11 @@ static int linux_enable(struct ukcov_desc *d, int fd, unsigned long mode)
 	 * any thread already. */
 	if (d->cb->state != UKCOV_ST_READY)
 		return -EINVAL;
-	/* kcov->t != NULL || current->kcov != NULL */
-	if (__ukcov_thread.owned)
+	/* kcov->t != NULL || current->kcov != NULL: the thread traces a
+	 * descriptor, owns a remote collection, or is inside a remote
+	 * section (kcov_start set its kcov). */
+	if (__ukcov_thread.owned || ukcov__remote_section_hot(
+					    &__ukcov_thread, 0))
 		return -EBUSY;
 	if (mode != KCOV_TRACE_PC && mode != KCOV_TRACE_CMP)
 		return -EINVAL;
@@ -107,9 +110,9 @@ static int linux_ioctl(struct ukcov_desc *d, int fd, unsigned long req,
 		return linux_unique_enable(d, fd, arg, UKCOV_MODE_CMP);
 	case KCOV_RESET_TRACE:
 		return linux_reset_trace(d, arg);
+	case KCOV_REMOTE_ENABLE:
+		return ukcov__remote_enable_locked(d, fd, arg);
 	default:
-		/* KCOV_REMOTE_ENABLE is not served yet: answered like a
-		 * kernel that predates it (docs/DESIGN.md). */
 		return -ENOTTY;
 	}
 }

@@ -94,9 +94,12 @@ void ukcov__signals_resync(struct ukcov_thread *t)
 	while (depth > 0 && depth <= 8 && frame_left(t->sig_frames[depth - 1]))
 		depth--;
 	if (depth != t->sig_depth) {
+		/* Remote sections the abandoned handlers left open end
+		 * here, innermost first. */
+		for (int d = t->sig_depth; d > depth; d--)
+			ukcov__remote_leave_depth(t, d);
 		t->sig_depth = depth;
-		if (depth == 0)
-			ukcov__thread_rearm_hot(t);
+		ukcov__thread_rearm_hot(t);
 	}
 }
 
@@ -117,8 +120,11 @@ static void trampoline(int sig, siginfo_t *si, void *uc)
 	run_user_handler(sig, si, uc);
 	saved_errno = errno;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (--t->sig_depth == 0)
-		ukcov__thread_rearm_hot(t);
+	/* A section the handler left open ends with it; the interrupted
+	 * context (with its own section, if any) gets its block back. */
+	ukcov__remote_leave_depth(t, t->sig_depth);
+	t->sig_depth--;
+	ukcov__thread_rearm_hot(t);
 	errno = saved_errno;
 }
 

@@ -65,14 +65,56 @@ uint64_t ukcov__self_start_time(void)
 	return self_start_time;
 }
 
+void ukcov__thread_save_hot(const struct ukcov_thread *t, struct ukcov_hot *h)
+{
+	h->pc_area = __atomic_load_n(&t->pc_area, __ATOMIC_RELAXED);
+	h->cmp_area = __atomic_load_n(&t->cmp_area, __ATOMIC_RELAXED);
+	h->pc_cap = t->pc_cap;
+	h->cmp_cap = t->cmp_cap;
+	h->drops = t->drops;
+	h->uniq_bits = t->uniq_bits;
+	h->uniq_keys = t->uniq_keys;
+	h->uniq_mask = t->uniq_mask;
+	h->uniq_shift = t->uniq_shift;
+}
+
+/* Install a whole hot block.  The area pointers are cleared first and
+ * set last, so a callback (or a signal handler's) never pairs an area
+ * with another area's capacity or drop counter. */
+void ukcov__thread_load_hot(struct ukcov_thread *t, const struct ukcov_hot *h)
+{
+	__atomic_store_n(&t->pc_area, NULL, __ATOMIC_RELAXED);
+	__atomic_store_n(&t->cmp_area, NULL, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->pc_cap = h->pc_cap;
+	t->cmp_cap = h->cmp_cap;
+	t->drops = h->drops;
+	t->uniq_bits = h->uniq_bits;
+	t->uniq_keys = h->uniq_keys;
+	t->uniq_mask = h->uniq_mask;
+	t->uniq_shift = h->uniq_shift;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&t->pc_area, h->pc_area, __ATOMIC_RELEASE);
+	__atomic_store_n(&t->cmp_area, h->cmp_area, __ATOMIC_RELEASE);
+}
+
 /* Recompute the hot fields from the thread's own state.  Inside a signal
- * handler they stay cleared: handlers are user space's interrupts. */
+ * handler they stay cleared: handlers are user space's interrupts,
+ * unless the handler opened a remote section of its own.  A remote
+ * section open at the current depth owns the hot block. */
 void ukcov__thread_rearm_hot(struct ukcov_thread *t)
 {
 	struct ukcov_desc *d = t->owned;
 	uint64_t *pc = NULL, *cmp = NULL;
 	uint64_t *buf = d ? d->buf : t->follow_area;
+	const struct ukcov_hot *sec = t->rt ? ukcov__remote_section_hot(
+						      t, t->sig_depth)
+					    : NULL;
 
+	if (sec) {
+		ukcov__thread_load_hot(t, sec);
+		return;
+	}
 	if (buf && t->sig_depth == 0) {
 		/* A unique mode appends after its bitmap (unique.c). */
 		uint64_t *area = ukcov__uniq_hot(t, buf);
@@ -102,6 +144,15 @@ static void thread_register_locked(struct ukcov_thread *t)
 	/* The key's value only needs to be non-NULL for its destructor to
 	 * run at thread exit. */
 	pthread_setspecific(exit_key, t);
+}
+
+/* A thread that is on no list (a remote section's worker) still needs
+ * its exit hook; glibc's pthread_setspecific of an early key takes no
+ * lock, so this may run in a signal handler's section start. */
+void ukcov__thread_exit_hook(struct ukcov_thread *t)
+{
+	if (!t->registered)
+		pthread_setspecific(exit_key, t);
 }
 
 static void thread_unregister_locked(struct ukcov_thread *t)
@@ -206,6 +257,9 @@ static void thread_exit_release(struct ukcov_thread *t)
 {
 	struct ukcov_desc *d = t->owned;
 
+	/* A section still open is stopped (merged); a remote owner's
+	 * handles are unregistered (Linux kcov_task_exit). */
+	ukcov__remote_thread_exit(t);
 	if (d && ukcov__cb_lock(d->cb) == 0) {
 		if (ukcov__owned_by_me_locked(d->cb))
 			ukcov__release_owner_locked(d->cb);
@@ -265,10 +319,12 @@ static void process_exit_handler(void)
 static void fork_prepare(void)
 {
 	pthread_mutex_lock(&ukcov__proc_lock);
+	ukcov__remote_fork_prepare();
 }
 
 static void fork_parent(void)
 {
+	ukcov__remote_fork_parent();
 	pthread_mutex_unlock(&ukcov__proc_lock);
 }
 
@@ -291,6 +347,9 @@ static void fork_child(void)
 	t->uniq_words = 0;	/* the table's copy stays, as a cache */
 	t->registered = 0;
 	t->follow_area = NULL;	/* the copy stays mapped, unused */
+	/* The child keeps the common handle (Linux kcov_task_init copies
+	 * kcov_handle) but no section and no registration. */
+	ukcov__remote_fork_child();
 	thread_list = NULL;
 	ukcov__fdtab_after_fork_child();
 	ukcov__follow_after_fork_child();

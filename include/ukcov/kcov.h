@@ -96,6 +96,33 @@ UKCOV_API int ukcov_flavor(int fd);
 UKCOV_API int ukcov_dump(int out_fd, const uint64_t *buffer, uint64_t entries,
 			 int mode);
 
+/*
+ * Remote coverage annotations (Linux kcov_remote_start/stop; see
+ * ukcov_remote_start(3) and ukcov(4) REMOTE COVERAGE).  A collector
+ * registers handles with KCOV_REMOTE_ENABLE; code that works for it on
+ * another thread (a pool worker, an event-loop callback, a signal
+ * handler) brackets that work with ukcov_remote_start(handle) and
+ * ukcov_remote_stop(), and the coverage of the section is appended to
+ * the collector's buffer at the stop.
+ *
+ * A handle is (subsystem << 56) | instance: subsystem 0 is the common
+ * subsystem (handles a collector passes as common_handle), 1..0xff are
+ * the application's global subsystems; bits 32-55 must be zero.  A
+ * start for handle 0 or for a handle nobody registered does nothing.
+ * Sections do not nest on a thread; a start on a thread that already
+ * has a section open, traces itself or owns a remote collection is
+ * ignored and reported once on stderr.  A signal handler may run a
+ * section of its own inside the interrupted thread's.
+ */
+UKCOV_API void ukcov_remote_start(uint64_t handle);
+UKCOV_API void ukcov_remote_stop(void);
+/* ukcov_remote_start(KCOV_SUBSYSTEM_COMMON | id). */
+UKCOV_API void ukcov_remote_start_common(uint32_t id);
+/* The calling thread's common handle: set by its KCOV_REMOTE_ENABLE,
+ * inherited by the threads it creates afterwards and by its fork
+ * children; 0 if none, and 0 inside a signal handler. */
+UKCOV_API uint64_t ukcov_common_handle(void);
+
 /* The library's version string, e.g. "0.1.0". */
 UKCOV_API const char *ukcov_version(void);
 

@@ -94,6 +94,18 @@ for cc in ${EX_CCS:-gcc clang}; do
     check_pc_example "$cc" netbsd_pc netbsd
     check_pc_example "$cc" openbsd_pc openbsd
     check_cmp_example "$cc"
+    # Remote coverage: kcov.rst's program collects USB bus 1's hub
+    # thread (examples/usb_bus.c); the pool and the event loop check
+    # their collectors' PCs themselves, PC by PC.
+    check_pc_example "$cc" linux_remote ""
+    for ex in remote_pool remote_evloop; do
+        run_example "$ex-$cc" "" "$EX/$cc/$ex" || continue
+        if grep -q "^$ex: ok" "$T/out"; then
+            ok "$ex-$cc-collects-its-own"
+        else
+            bad "$ex-$cc-collects-its-own" "$(head -c 300 "$T/out")"
+        fi
+    done
     # The same call traced through four interfaces gives the same PCs;
     # FreeBSD's example prints one fewer (its loop ends at i < buf[0]).
     n=$count_linux_pc

@@ -1,0 +1,707 @@
+/*
+ * lib/remote.c -- remote coverage in one process: Linux's
+ * KCOV_REMOTE_ENABLE and the kcov_remote_start/stop annotations
+ * (kernel/kcov.c kcov_ioctl, kcov_remote_enable, kcov_remote_start,
+ * kcov_remote_stop, kcov_move_area; Documentation/dev-tools/kcov.rst
+ * "Remote coverage collection").
+ *
+ * A collector thread registers handles for its descriptor.  Any thread
+ * of the process may then run a section, ukcov_remote_start(handle) ...
+ * ukcov_remote_stop(): the section records into a private area of the
+ * thread's own, and at stop the area is appended to the collector's
+ * buffer.  The life of a section:
+ *
+ *      start(h)                                         stop()
+ *   ---------> look h up (registry lock), take a ref  ----------> restore
+ *              snapshot the collector's generation                saved hot
+ *              area from the per-thread cache                     merge if
+ *              save the thread's hot block,                       generation
+ *              install the section's                              unchanged;
+ *                                                                 drop ref
+ *
+ * One section may be open per signal depth: depth 0 is the task
+ * context, a handler at depth n is the softirq analogue and may open
+ * its own section, which saves and restores the interrupted thread's
+ * hot block (its own open section included), as Linux's
+ * kcov_remote_softirq_start/stop save the task's state per CPU.
+ *
+ * Locking: [R] under reg_lock (the handle table, collectors' refs
+ * taken); [L] under the collector's lock (merges against reset);
+ * [I] immutable after the enable.  Order: ukcov__proc_lock, a control
+ * block's lock, reg_lock, a collector's lock.  A thread sets
+ * t->remote_busy while it holds any of the last two, and a section
+ * start in a signal handler that interrupted it is ignored, so a
+ * handler never waits for a lock its own thread holds.  Collectors and
+ * the per-thread state are mmap'ed, never malloc'ed, so that a stop in
+ * a signal handler may free them.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include <ukcov/linux/kcov.h>
+
+/* Task context plus the 8 nested handlers signals.c tracks. */
+#define REMOTE_DEPTHS 9
+/* Bits 32-55 of a handle are reserved (kcov_check_handle). */
+#define HANDLE_RESERVED (~(KCOV_SUBSYSTEM_MASK | KCOV_INSTANCE_MASK))
+#define REG_BUCKETS 64
+
+struct ukcov_collector {
+	pthread_mutex_t lock;
+	struct ukcov_desc *d;		/* [L] valid while active */
+	uint64_t entries;		/* [I] the collector's buffer */
+	int mode;			/* [I] UKCOV_MODE_PC or _CMP */
+	uint64_t area_words;		/* [I] a section's area, in words */
+	uint64_t seq;			/* [L] generation, Linux sequence */
+	int active;			/* [L] registered, owner enabled */
+	int refs;			/* atomic: the owner + open sections */
+};
+
+struct reg_entry {
+	uint64_t handle;		/* [R] */
+	struct ukcov_collector *c;	/* [R] */
+	struct reg_entry *next;		/* [R] */
+};
+
+/* One open section (c != NULL) and the area cached for its depth.
+ * Written by the owning thread only. */
+struct remote_section {
+	struct ukcov_collector *c;
+	uint64_t seq;			/* c->seq at start */
+	struct ukcov_hot hot;		/* the section's hot block */
+	struct ukcov_hot saved;		/* the thread's, back at stop */
+	uint64_t drops;			/* records the area could not hold */
+	uint64_t *area;			/* cached, reused by the next start */
+	size_t area_bytes;
+};
+
+struct ukcov_remote_tls {
+	struct remote_section sec[REMOTE_DEPTHS];
+};
+
+static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct reg_entry *reg_table[REG_BUCKETS];	/* [R] */
+
+static unsigned reg_bucket(uint64_t handle)
+{
+	return (unsigned)((handle * 0x9e3779b97f4a7c15ULL) >> 58);
+}
+
+/* ---- small helpers ---- */
+
+static void *map_anon(size_t bytes)
+{
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static size_t page_round(uint64_t bytes)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+	return ((size_t)bytes + page - 1) & ~(page - 1);
+}
+
+static void busy_enter(struct ukcov_thread *t)
+{
+	t->remote_busy++;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+static void busy_leave(struct ukcov_thread *t)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->remote_busy--;
+}
+
+/* The thread records for itself or owns a remote collection: Linux's
+ * kcov_mode_enabled(t->kcov_mode) for a task. */
+int ukcov__thread_traces(const struct ukcov_thread *t)
+{
+	return t->owned != NULL || t->follow_area != NULL ||
+	       t->remote_coll != NULL;
+}
+
+static int thread_in_section(const struct ukcov_thread *t)
+{
+	int i;
+
+	if (!t->rt)
+		return 0;
+	for (i = 0; i < REMOTE_DEPTHS; i++)
+		if (t->rt->sec[i].c)
+			return 1;
+	return 0;
+}
+
+const struct ukcov_hot *ukcov__remote_section_hot(const struct ukcov_thread *t,
+						  int depth)
+{
+	if (!t->rt || depth < 0 || depth >= REMOTE_DEPTHS ||
+	    !t->rt->sec[depth].c)
+		return NULL;
+	return &t->rt->sec[depth].hot;
+}
+
+/* ---- reporting an ignored start (Linux: WARN_ON) ---- */
+
+enum ignored_why {
+	IGN_TRACES,
+	IGN_OWNER,
+	IGN_NESTED,
+	IGN_HANDLE,
+	IGN_COUNT,
+};
+
+static const char *const ignored_text[IGN_COUNT] = {
+	"this thread traces itself (it enabled a descriptor)",
+	"this thread owns a remote collection (KCOV_REMOTE_ENABLE)",
+	"a section is already open here (sections do not nest)",
+	"reserved bits 32-55 of the handle are set",
+};
+
+/* Once per reason and process: the location of the first offender,
+ * as a symbol if the caller's module exports one. */
+static void report_ignored(enum ignored_why why, uint64_t handle,
+			   const void *where)
+{
+	static int reported[IGN_COUNT];
+	char msg[512];
+	Dl_info di;
+	int n;
+
+	if (__atomic_exchange_n(&reported[why], 1, __ATOMIC_RELAXED))
+		return;
+	memset(&di, 0, sizeof(di));
+	if (dladdr(where, &di) && di.dli_sname && di.dli_saddr)
+		n = snprintf(msg, sizeof(msg),
+			     "ukcov: ukcov_remote_start(0x%llx) ignored at "
+			     "%s+0x%lx (%p, %s): %s\n",
+			     (unsigned long long)handle, di.dli_sname,
+			     (unsigned long)((const char *)where -
+					     (const char *)di.dli_saddr),
+			     where, di.dli_fname ? di.dli_fname : "?",
+			     ignored_text[why]);
+	else
+		n = snprintf(msg, sizeof(msg),
+			     "ukcov: ukcov_remote_start(0x%llx) ignored at "
+			     "%p (%s): %s\n",
+			     (unsigned long long)handle, where,
+			     di.dli_fname ? di.dli_fname : "?",
+			     ignored_text[why]);
+	if (n > 0)
+		(void)!write(2, msg, (size_t)n < sizeof(msg) ? (size_t)n
+							      : sizeof(msg) - 1);
+}
+
+/* ---- collectors ---- */
+
+static void collector_unref(struct ukcov_collector *c)
+{
+	if (__atomic_sub_fetch(&c->refs, 1, __ATOMIC_ACQ_REL) == 0) {
+		pthread_mutex_destroy(&c->lock);
+		munmap(c, page_round(sizeof(*c)));
+	}
+}
+
+static struct ukcov_collector *collector_new(struct ukcov_desc *d, int mode,
+					     uint32_t area_size)
+{
+	struct ukcov_collector *c = map_anon(page_round(sizeof(*c)));
+
+	if (!c)
+		return NULL;
+	pthread_mutex_init(&c->lock, NULL);
+	c->d = d;
+	c->entries = d->cb->entries;
+	c->mode = mode;
+	/* A section never holds more than the collector's buffer could
+	 * take in one merge: what is cut here is lost (and counted) the
+	 * same as what the merge would cut. */
+	c->area_words = area_size < c->entries ? area_size : c->entries;
+	c->seq = 1;
+	c->active = 1;
+	c->refs = 1;	/* the owner's */
+	return c;
+}
+
+/* Linux kcov_remote_reset: unregister every handle of c and bump the
+ * generation, so that sections in flight are discarded at their stop. */
+static void collector_retire(struct ukcov_thread *t, struct ukcov_collector *c)
+{
+	struct reg_entry **pp, *e;
+	unsigned i;
+
+	busy_enter(t);
+	pthread_mutex_lock(&reg_lock);
+	for (i = 0; i < REG_BUCKETS; i++) {
+		pp = &reg_table[i];
+		while ((e = *pp) != NULL) {
+			if (e->c == c) {
+				*pp = e->next;
+				free(e);
+			} else {
+				pp = &e->next;
+			}
+		}
+	}
+	pthread_mutex_lock(&c->lock);
+	c->active = 0;
+	c->seq++;
+	c->d = NULL;
+	pthread_mutex_unlock(&c->lock);
+	pthread_mutex_unlock(&reg_lock);
+	busy_leave(t);
+}
+
+/* Called with reg_lock held. */
+static struct ukcov_collector *reg_lookup_locked(uint64_t handle)
+{
+	struct reg_entry *e;
+
+	for (e = reg_table[reg_bucket(handle)]; e; e = e->next)
+		if (e->handle == handle)
+			return e->c;
+	return NULL;
+}
+
+/* Linux kcov_remote_add: EEXIST for a handle registered anywhere,
+ * including earlier in the same array. */
+static int reg_add_locked(uint64_t handle, struct ukcov_collector *c)
+{
+	struct reg_entry *e;
+
+	if (reg_lookup_locked(handle))
+		return -EEXIST;
+	e = malloc(sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	e->handle = handle;
+	e->c = c;
+	e->next = reg_table[reg_bucket(handle)];
+	reg_table[reg_bucket(handle)] = e;
+	return 0;
+}
+
+/* kcov_check_handle(handle, common_valid, uncommon_valid, zero_valid).
+ * Every subsystem from 1 to 0xff is valid: in user space the global
+ * subsystems belong to the application (docs/DESIGN.md). */
+static int handle_valid(uint64_t h, int common_valid, int uncommon_valid)
+{
+	if (h & HANDLE_RESERVED)
+		return 0;
+	if ((h & KCOV_SUBSYSTEM_MASK) == KCOV_SUBSYSTEM_COMMON)
+		return common_valid && (h & KCOV_INSTANCE_MASK) != 0;
+	return uncommon_valid;
+}
+
+static int register_handles(struct ukcov_thread *t, struct ukcov_collector *c,
+			    const struct kcov_remote_arg *ra)
+{
+	uint32_t i;
+	int rc = 0;
+
+	busy_enter(t);
+	pthread_mutex_lock(&reg_lock);
+	for (i = 0; i < ra->num_handles && rc == 0; i++) {
+		if (!handle_valid(ra->handles[i], 0, 1))
+			rc = -EINVAL;
+		else
+			rc = reg_add_locked(ra->handles[i], c);
+	}
+	if (rc == 0 && ra->common_handle) {
+		if (!handle_valid(ra->common_handle, 1, 0))
+			rc = -EINVAL;
+		else
+			rc = reg_add_locked(ra->common_handle, c);
+	}
+	pthread_mutex_unlock(&reg_lock);
+	busy_leave(t);
+	return rc;
+}
+
+/* The remote argument, read as kcov_ioctl reads it: num_handles first
+ * (EFAULT, then EINVAL above KCOV_REMOTE_MAX_HANDLES), then the whole
+ * struct, whose num_handles must not have changed in between. */
+static int copyin_remote_arg(struct kcov_remote_arg **out, unsigned long arg)
+{
+	struct kcov_remote_arg *ra;
+	uint32_t n;
+	size_t size;
+	int rc;
+
+	rc = ukcov__copyin(&n, (const char *)arg +
+			   offsetof(struct kcov_remote_arg, num_handles),
+			   sizeof(n));
+	if (rc)
+		return rc;
+	if (n > KCOV_REMOTE_MAX_HANDLES)
+		return -EINVAL;
+	size = sizeof(*ra) + (size_t)n * sizeof(ra->handles[0]);
+	ra = malloc(size);
+	if (!ra)
+		return -ENOMEM;
+	rc = ukcov__copyin(ra, (const void *)arg, size);
+	if (rc == 0 && ra->num_handles != n)
+		rc = -EINVAL;
+	if (rc) {
+		free(ra);
+		return rc;
+	}
+	*out = ra;
+	return 0;
+}
+
+/* kcov_ioctl_locked's checks before it commits, in its order. */
+static int remote_enable_check(const struct ukcov_desc *d,
+			       const struct ukcov_thread *t,
+			       const struct kcov_remote_arg *ra)
+{
+	/* kcov->mode != KCOV_MODE_INIT || !kcov->area */
+	if (d->cb->state != UKCOV_ST_READY)
+		return -EINVAL;
+	/* kcov->t != NULL || current->kcov != NULL: the thread traces,
+	 * owns a remote collection or is inside a section. */
+	if (t->owned || thread_in_section(t))
+		return -EBUSY;
+	if (ra->trace_mode != KCOV_TRACE_PC && ra->trace_mode != KCOV_TRACE_CMP)
+		return -EINVAL;
+	/* area_size > LONG_MAX / sizeof(unsigned long) cannot hold for a
+	 * 32-bit area_size on LP64; there is no minimum. */
+	return 0;
+}
+
+/*
+ * KCOV_REMOTE_ENABLE, in the order of kcov_ioctl and
+ * kcov_ioctl_locked.  Called with ukcov__proc_lock and the block's
+ * lock held.
+ */
+int ukcov__remote_enable_locked(struct ukcov_desc *d, int fd,
+				unsigned long arg)
+{
+	struct ukcov_thread *t = &__ukcov_thread;
+	struct kcov_remote_arg *ra = NULL;
+	struct ukcov_collector *c;
+	int mode, rc;
+
+	rc = copyin_remote_arg(&ra, arg);
+	if (rc)
+		return rc;
+	rc = remote_enable_check(d, t, ra);
+	if (rc) {
+		free(ra);
+		return rc;
+	}
+	mode = ra->trace_mode == KCOV_TRACE_PC ? UKCOV_MODE_PC : UKCOV_MODE_CMP;
+	rc = ukcov__map_buffer(d, fd);
+	c = rc ? NULL : collector_new(d, mode, ra->area_size);
+	if (!c) {
+		free(ra);
+		return -ENOMEM;
+	}
+	/* Linux commits the owner before it looks at the handles, and a
+	 * bad handle rolls everything back with kcov_disable. */
+	rc = ukcov__enable_locked(d, fd, UKCOV_MODE_REMOTE);
+	if (rc == 0) {
+		t->remote_coll = c;
+		rc = register_handles(t, c, ra);
+		if (rc == 0)
+			t->common_handle = ra->common_handle ? ra->common_handle
+							     : t->common_handle;
+		else
+			ukcov__disable_locked(d);	/* retires c */
+	} else {
+		collector_unref(c);
+	}
+	free(ra);
+	return rc;
+}
+
+/* KCOV_DISABLE or exit of the owner (kcov_disable -> kcov_remote_reset,
+ * kcov_task_reset clears the owner's kcov_handle). */
+void ukcov__remote_owner_reset(struct ukcov_thread *t)
+{
+	struct ukcov_collector *c = t->remote_coll;
+
+	if (!c)
+		return;
+	collector_retire(t, c);
+	t->remote_coll = NULL;
+	t->common_handle = 0;
+	collector_unref(c);
+}
+
+/* ---- sections ---- */
+
+static struct ukcov_remote_tls *thread_rt(struct ukcov_thread *t)
+{
+	if (!t->rt) {
+		t->rt = map_anon(page_round(sizeof(*t->rt)));
+		/* Its exit stops an open section and frees the areas. */
+		ukcov__thread_exit_hook(t);
+	}
+	return t->rt;
+}
+
+/* The depth's cached area, replaced only when a collector asks for a
+ * larger one: a start allocates nothing in the common case. */
+static uint64_t *section_area(struct remote_section *s, uint64_t words)
+{
+	size_t bytes = page_round(words * 8);
+
+	if (s->area && s->area_bytes >= bytes)
+		return s->area;
+	if (s->area)
+		munmap(s->area, s->area_bytes);
+	s->area = map_anon(bytes);
+	s->area_bytes = s->area ? bytes : 0;
+	return s->area;
+}
+
+static void section_fill_hot(struct remote_section *s,
+			     const struct ukcov_collector *c, uint64_t *area)
+{
+	uint64_t w = c->area_words;
+
+	memset(&s->hot, 0, sizeof(s->hot));
+	s->hot.pc_cap = w ? w - 1 : 0;
+	s->hot.cmp_cap = w ? (w - 1) / 4 : 0;
+	s->hot.drops = &s->drops;
+	if (c->mode == UKCOV_MODE_PC)
+		s->hot.pc_area = area;
+	else
+		s->hot.cmp_area = area;
+}
+
+/* Take a reference on the collector of handle, or NULL. */
+static struct ukcov_collector *collector_get(struct ukcov_thread *t,
+					     uint64_t handle, uint64_t *seq)
+{
+	struct ukcov_collector *c;
+
+	busy_enter(t);
+	pthread_mutex_lock(&reg_lock);
+	c = reg_lookup_locked(handle);
+	if (c) {
+		__atomic_add_fetch(&c->refs, 1, __ATOMIC_RELAXED);
+		pthread_mutex_lock(&c->lock);
+		*seq = c->seq;
+		pthread_mutex_unlock(&c->lock);
+	}
+	pthread_mutex_unlock(&reg_lock);
+	busy_leave(t);
+	return c;
+}
+
+/* Open a section at depth; called with t->remote_busy set. */
+static void section_open(struct ukcov_thread *t, int depth, uint64_t handle)
+{
+	struct ukcov_collector *c;
+	struct remote_section *s;
+	uint64_t seq = 0, *area;
+
+	c = collector_get(t, handle, &seq);
+	if (!c)
+		return;		/* unregistered: no coverage, no error */
+	if (!thread_rt(t) || c->area_words == 0) {
+		collector_unref(c);	/* Linux: vmalloc failed */
+		return;
+	}
+	s = &t->rt->sec[depth];
+	area = section_area(s, c->area_words);
+	if (!area) {
+		collector_unref(c);
+		return;
+	}
+	area[0] = 0;
+	s->drops = 0;
+	s->seq = seq;
+	section_fill_hot(s, c, area);
+	ukcov__thread_save_hot(t, &s->saved);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	/* Published last: from here a signal handler's return (rearm)
+	 * reinstalls this section's block. */
+	s->c = c;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	ukcov__thread_load_hot(t, &s->hot);
+}
+
+UKCOV_EXPORT void ukcov_remote_start(uint64_t handle)
+{
+	struct ukcov_thread *t = &__ukcov_thread;
+	const void *where = __builtin_return_address(0);
+	int depth;
+
+	if (handle & HANDLE_RESERVED) {
+		report_ignored(IGN_HANDLE, handle, where);
+		return;
+	}
+	/* A signal that interrupted this thread inside the registry's
+	 * locks: the section cannot start (Linux disables interrupts). */
+	if (t->remote_busy)
+		return;
+	if (t->sig_depth > 0)
+		ukcov__signals_resync(t);	/* handlers left by siglongjmp */
+	depth = t->sig_depth;
+	if (depth >= REMOTE_DEPTHS)
+		return;
+	/* WARN_ON(in_task() && kcov_mode_enabled(t->kcov_mode)) */
+	if (depth == 0 && ukcov__thread_traces(t)) {
+		report_ignored(t->remote_coll ? IGN_OWNER : IGN_TRACES, handle,
+			       where);
+		return;
+	}
+	if (t->rt && t->rt->sec[depth].c) {
+		report_ignored(IGN_NESTED, handle, where);
+		return;
+	}
+	if (handle == 0)
+		return;		/* never registered */
+	busy_enter(t);
+	section_open(t, depth, handle);
+	busy_leave(t);
+}
+
+UKCOV_EXPORT void ukcov_remote_start_common(uint32_t id)
+{
+	/* kcov_remote_start_common: kcov_remote_handle(COMMON, id). */
+	ukcov_remote_start(KCOV_SUBSYSTEM_COMMON | id);
+}
+
+/* kcov_move_area: append the section's records to the collector's
+ * buffer, truncated to its free space; a count word beyond the
+ * capacity is garbage and nothing is copied.  What is lost is added to
+ * the descriptor's drop count. */
+static void merge_locked(struct ukcov_collector *c, const uint64_t *src,
+			 uint64_t n, uint64_t lost)
+{
+	uint64_t *dst = c->d->buf;
+	uint64_t words = c->mode == UKCOV_MODE_CMP ? 4 : 1;
+	uint64_t cap = (c->entries - 1) / words;
+	uint64_t len = __atomic_load_n(&dst[0], __ATOMIC_RELAXED), k = 0;
+
+	if (len <= cap) {
+		k = n < cap - len ? n : cap - len;
+		memcpy(dst + 1 + len * words, src + 1, k * words * 8);
+		__atomic_store_n(&dst[0], len + k, __ATOMIC_RELEASE);
+	}
+	lost += n - k;
+	if (lost)
+		__atomic_add_fetch(&c->d->cb->drops, lost, __ATOMIC_RELAXED);
+}
+
+/* Close the section at s: the thread gets its saved block back, then
+ * the records go to the collector if its generation is unchanged
+ * (Linux: sequence == kcov->sequence && kcov->remote). */
+static void section_close(struct ukcov_thread *t, struct remote_section *s)
+{
+	struct ukcov_collector *c = s->c;
+	const uint64_t *area = s->hot.pc_area ? s->hot.pc_area
+					      : s->hot.cmp_area;
+	uint64_t cap = s->hot.pc_area ? s->hot.pc_cap : s->hot.cmp_cap;
+	uint64_t n;
+
+	busy_enter(t);
+	s->c = NULL;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	ukcov__thread_load_hot(t, &s->saved);
+	n = __atomic_load_n(&area[0], __ATOMIC_ACQUIRE);
+	if (n > cap)
+		n = cap;
+	pthread_mutex_lock(&c->lock);
+	if (c->active && c->seq == s->seq)
+		merge_locked(c, area, n,
+			     __atomic_load_n(&s->drops, __ATOMIC_RELAXED));
+	pthread_mutex_unlock(&c->lock);
+	collector_unref(c);
+	busy_leave(t);
+}
+
+UKCOV_EXPORT void ukcov_remote_stop(void)
+{
+	struct ukcov_thread *t = &__ukcov_thread;
+	int depth = t->sig_depth;
+
+	/* No section here (an unbalanced stop, or a stop on a thread that
+	 * never started one): nothing to do, as in Linux. */
+	if (!t->rt || t->remote_busy || depth >= REMOTE_DEPTHS ||
+	    !t->rt->sec[depth].c)
+		return;
+	section_close(t, &t->rt->sec[depth]);
+}
+
+/* A signal handler returns with its section still open: close it, as
+ * a softirq ends its section before it returns. */
+void ukcov__remote_leave_depth(struct ukcov_thread *t, int depth)
+{
+	if (t->rt && depth < REMOTE_DEPTHS && t->rt->sec[depth].c &&
+	    !t->remote_busy)
+		section_close(t, &t->rt->sec[depth]);
+}
+
+UKCOV_EXPORT uint64_t ukcov_common_handle(void)
+{
+	const struct ukcov_thread *t = &__ukcov_thread;
+
+	/* kcov_common_handle: 0 unless in_task(). */
+	return t->sig_depth > 0 ? 0 : t->common_handle;
+}
+
+/* Thread exit: open sections are stopped (merged), innermost first; an
+ * owner's handles are unregistered; the cached areas go. */
+void ukcov__remote_thread_exit(struct ukcov_thread *t)
+{
+	struct ukcov_remote_tls *rt = t->rt;
+	int i;
+
+	ukcov__remote_owner_reset(t);
+	if (!rt)
+		return;
+	for (i = REMOTE_DEPTHS - 1; i >= 0; i--) {
+		if (rt->sec[i].c)
+			section_close(t, &rt->sec[i]);
+		if (rt->sec[i].area)
+			munmap(rt->sec[i].area, rt->sec[i].area_bytes);
+	}
+	t->rt = NULL;
+	munmap(rt, page_round(sizeof(*rt)));
+}
+
+/* ---- fork ---- */
+
+void ukcov__remote_fork_prepare(void)
+{
+	pthread_mutex_lock(&reg_lock);
+}
+
+void ukcov__remote_fork_parent(void)
+{
+	pthread_mutex_unlock(&reg_lock);
+}
+
+/* Linux kcov_task_init: the child has no section and owns nothing, but
+ * keeps the common handle.  The registrations are the parent's; the
+ * child's copy of the table is forgotten (its entries stay allocated:
+ * they are the parent's memory image). */
+void ukcov__remote_fork_child(void)
+{
+	struct ukcov_thread *t = &__ukcov_thread;
+	int i;
+
+	pthread_mutex_init(&reg_lock, NULL);
+	memset(reg_table, 0, sizeof(reg_table));
+	t->remote_coll = NULL;
+	t->remote_busy = 0;
+	if (t->rt)
+		for (i = 0; i < REMOTE_DEPTHS; i++)
+			t->rt->sec[i].c = NULL;
+}

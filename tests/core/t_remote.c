@@ -1,0 +1,1013 @@
+/*
+ * tests/core/t_remote.c -- Linux remote coverage in one process:
+ * KCOV_REMOTE_ENABLE (kcov-semantics.md §2.1: every check in the
+ * kernel's order and errno, full rollback), sections
+ * (ukcov_remote_start/stop, §2.4), the merge (§2.5), the common handle
+ * (§2.3), sections in signal handlers (the softirq analogue).
+ *
+ * The collector is the test's main thread or an actor; sections run on
+ * other threads and call target code only.  Every "nothing recorded"
+ * check has a positive control: the same section code with a
+ * registered handle records exactly the PCs expected.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <ukcov/linux/kcov.h>
+
+#include "kc.h"
+#include "tests.h"
+
+#define USB(n) (KCOV_SUBSYSTEM_USB | (uint64_t)(n))
+#define SUBSYS(s, n) (((uint64_t)(s) << 56) | (n))
+#define COMMON(n) (KCOV_SUBSYSTEM_COMMON | (uint64_t)(n))
+
+struct rarg {
+	struct kcov_remote_arg a;
+	uint64_t h[KCOV_REMOTE_MAX_HANDLES + 1];
+};
+
+static long remote_enable(const struct kc *k, int fd, uint32_t mode,
+			  uint32_t area, uint64_t common, uint32_t n,
+			  const uint64_t *handles)
+{
+	struct rarg *r = calloc(1, sizeof(*r));
+	long rc;
+	int e;
+
+	CHECK(r != NULL);
+	r->a.trace_mode = mode;
+	r->a.area_size = area;
+	r->a.num_handles = n;
+	r->a.common_handle = common;
+	if (handles)
+		memcpy(r->a.handles, handles, n * sizeof(uint64_t));
+	rc = kc_req(k, fd, KCOV_REMOTE_ENABLE, (unsigned long)&r->a);
+	e = errno;
+	free(r);
+	errno = e;
+	return rc;
+}
+
+/* One handle, PC mode, area_size = KC_ENTRIES. */
+static long remote_enable1(const struct kc *k, int fd, uint64_t h)
+{
+	return remote_enable(k, fd, KCOV_TRACE_PC, KC_ENTRIES, 0, 1, &h);
+}
+
+/* A collector: a buffer of KC_ENTRIES, remote-enabled for h. */
+static int collector(const struct kc *k, uint64_t h, uint64_t **buf)
+{
+	int fd = kc_setup(k, KC_ENTRIES, buf);
+
+	CHECK_OK(remote_enable1(k, fd, h));
+	return fd;
+}
+
+/* ---- sections run on other threads ---- */
+
+struct sec_op {
+	uint64_t handle;
+	void (*fn)(void);
+	unsigned n;
+};
+
+static long op_section(void *p)
+{
+	const struct sec_op *o = p;
+
+	ukcov_remote_start(o->handle);
+	call_n(o->fn, o->n);
+	ukcov_remote_stop();
+	return 0;
+}
+
+static void section_on_thread(uint64_t h, void (*fn)(void), unsigned n)
+{
+	struct sec_op o = { h, fn, n };
+
+	thread_run(op_section, &o);
+}
+
+static long op_cmp_section(void *p)
+{
+	ukcov_remote_start(*(const uint64_t *)p);
+	target_cmp4(1, 2);
+	target_ccmp4(7);
+	ukcov_remote_stop();
+	return 0;
+}
+
+static long op_start(void *p)
+{
+	ukcov_remote_start(*(const uint64_t *)p);
+	return 0;
+}
+
+static long op_stop(void *p)
+{
+	(void)p;
+	ukcov_remote_stop();
+	return 0;
+}
+
+static long op_common(void *p)
+{
+	(void)p;
+	return (long)ukcov_common_handle();
+}
+
+/* Handle 0 and an unbalanced stop leave no section behind. */
+static long op_noop_then_section(void *p)
+{
+	(void)p;
+	ukcov_remote_start(0);
+	target_leaf2();
+	ukcov_remote_stop();
+	ukcov_remote_stop();
+	ukcov_remote_start(USB(1));
+	target_leaf();
+	ukcov_remote_stop();
+	return 0;
+}
+
+/* Exported (the binaries link with -rdynamic) so that the report on
+ * stderr can name them. */
+long remote_nest_op(void *p);
+long remote_self_op(void *p);
+
+__attribute__((noinline)) long remote_nest_op(void *p)
+{
+	(void)p;
+	ukcov_remote_start(USB(1));
+	target_leaf();
+	ukcov_remote_start(USB(2));	/* ignored, reported */
+	target_leaf2();
+	ukcov_remote_start(USB(2));	/* ignored, not reported again */
+	target_leaf3();
+	ukcov_remote_stop();
+	ukcov_remote_stop();		/* unbalanced: nothing */
+	return 0;
+}
+
+__attribute__((noinline)) long remote_self_op(void *p)
+{
+	(void)p;
+	ukcov_remote_start(USB(1));
+	target_leaf();
+	target_leaf();
+	ukcov_remote_stop();
+	return 0;
+}
+
+/* stderr into a pipe for the duration of a step. */
+static int saved_stderr = -1, err_pipe[2];
+
+static void capture_stderr_begin(void)
+{
+	pipe_ok(err_pipe);
+	saved_stderr = dup(2);
+	CHECK(saved_stderr >= 0);
+	CHECK_OK(dup2(err_pipe[1], 2));
+	close(err_pipe[1]);
+}
+
+static void capture_stderr_end(char *msg, size_t size)
+{
+	ssize_t n;
+	size_t len = 0;
+
+	CHECK_OK(dup2(saved_stderr, 2));
+	close(saved_stderr);
+	while (len + 1 < size &&
+	       (n = read(err_pipe[0], msg + len, size - 1 - len)) > 0)
+		len += (size_t)n;
+	msg[len] = 0;
+	close(err_pipe[0]);
+}
+
+/* Exactly one "ukcov:" line, naming the handle, the place and why. */
+static void expect_one_report(const char *msg, const char *handle,
+			      const char *where, const char *why)
+{
+	const char *p = strstr(msg, "ukcov: ukcov_remote_start(");
+
+	if (!p || strstr(p + 1, "ukcov:") || !strchr(p, '\n') ||
+	    strchr(p, '\n')[1] != 0)
+		FAIL("want one report line, got \"%s\"", msg);
+	if (!strstr(p, handle) || !strstr(p, where) || !strstr(p, why))
+		FAIL("report \"%s\" lacks \"%s\", \"%s\" or \"%s\"", msg,
+		     handle, where, why);
+}
+
+/* A thread that is a remote owner: an actor that enabled fd for h. */
+struct owner_op {
+	const struct kc *k;
+	int fd;
+	uint64_t h;
+};
+
+static long op_remote_enable(void *p)
+{
+	const struct owner_op *o = p;
+
+	return remote_enable1(o->k, o->fd, o->h);
+}
+
+/* The owner registers o->h as its common handle, no other handle. */
+static long op_remote_enable_common(void *p)
+{
+	const struct owner_op *o = p;
+
+	return remote_enable(o->k, o->fd, KCOV_TRACE_PC, KC_ENTRIES, o->h, 0,
+			     NULL);
+}
+
+/* ---- KCOV_REMOTE_ENABLE: checks in kcov_ioctl's order (§2.1) ---- */
+
+/* num_handles > 256 is EINVAL before the state and the thread are
+ * looked at; 256 handles are accepted. */
+static void t_enable_max_handles(const struct kc *k)
+{
+	uint64_t *buf, *own, h[KCOV_REMOTE_MAX_HANDLES];
+	int fd = kc_setup(k, KC_ENTRIES, &buf);
+	int other = kc_setup(k, KC_ENTRIES, &own);
+	int open_fd = kc_open_ok(k);
+	unsigned i;
+
+	/* OPEN descriptor: the count check comes first. */
+	CHECK_ERR(remote_enable(k, open_fd, 0, 8, 0, 257, NULL), EINVAL);
+	/* A thread tracing another fd: EINVAL for the count, not EBUSY. */
+	kc_enable_ok(k, other, 0);
+	CHECK_ERR(remote_enable(k, fd, 0, 8, 0, 257, NULL), EINVAL);
+	CHECK_ERR(remote_enable(k, fd, 0, 8, 0, 0xffffffffu, NULL), EINVAL);
+	CHECK_ERR(remote_enable1(k, fd, USB(1)), EBUSY);
+	kc_disable_ok(k, other);
+	for (i = 0; i < KCOV_REMOTE_MAX_HANDLES; i++)
+		h[i] = SUBSYS(1 + i % 255, i);
+	CHECK_OK(remote_enable(k, fd, KCOV_TRACE_PC, KC_ENTRIES, 0,
+			       KCOV_REMOTE_MAX_HANDLES, h));
+	section_on_thread(h[255], target_leaf, 2);
+	expect_only_pcs(buf, 2, (const void *)target_leaf);
+}
+
+/* EFAULT: the argument or its handles array unreadable.  Nothing
+ * changes: the same descriptor then enables. */
+static void t_enable_efault(const struct kc *k)
+{
+	uint64_t *buf;
+	int fd = kc_setup(k, KC_ENTRIES, &buf);
+	char *pages = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct kcov_remote_arg *ra;
+
+	CHECK(pages != MAP_FAILED);
+	CHECK_OK(munmap(pages + PAGE, PAGE));
+	CHECK_ERR(kc_req(k, fd, KCOV_REMOTE_ENABLE, 0), EFAULT);
+	/* num_handles readable, the struct's last bytes not. */
+	ra = (struct kcov_remote_arg *)(pages + PAGE - 12);
+	CHECK_ERR(kc_req(k, fd, KCOV_REMOTE_ENABLE, (unsigned long)ra), EFAULT);
+	/* The 24-byte head fits; its one handle does not (truncated). */
+	ra = (struct kcov_remote_arg *)(pages + PAGE - sizeof(*ra));
+	memset(ra, 0, sizeof(*ra));
+	ra->area_size = KC_ENTRIES;
+	ra->num_handles = 1;
+	CHECK_ERR(kc_req(k, fd, KCOV_REMOTE_ENABLE, (unsigned long)ra), EFAULT);
+	/* 257 handles that are not there: EINVAL, the count comes first. */
+	ra->num_handles = 257;
+	CHECK_ERR(kc_req(k, fd, KCOV_REMOTE_ENABLE, (unsigned long)ra), EINVAL);
+	/* No handles at all: a complete 24-byte argument is enough. */
+	ra->num_handles = 0;
+	CHECK_OK(kc_req(k, fd, KCOV_REMOTE_ENABLE, (unsigned long)ra));
+	CHECK_OK(kc_disable(k, fd));
+	expect_ready_state(k, fd, buf);
+}
+
+/* State first (EINVAL), then the thread (EBUSY), then the mode. */
+static void t_enable_state_mode(const struct kc *k)
+{
+	uint64_t *buf, *own;
+	int open_fd = kc_open_ok(k);
+	int fd = kc_setup(k, KC_ENTRIES, &buf);
+	int other = kc_setup(k, KC_ENTRIES, &own);
+	struct actor *a = actor_start();
+	struct kc_op op = { k, other, 0 };
+
+	CHECK_ERR(remote_enable1(k, open_fd, USB(1)), EINVAL);
+	CHECK_ERR(remote_enable(k, fd, 2, 8, 0, 1, (uint64_t[]){ USB(1) }),
+		  EINVAL);
+	CHECK_ERR(remote_enable(k, fd, 0xffffffffu, 8, 0, 0, NULL), EINVAL);
+	/* Enabled by another thread: EINVAL (the state), even with a bad
+	 * mode. */
+	CHECK_OK(actor_run(a, op_enable, &op));
+	CHECK_ERR(remote_enable(k, other, 2, 8, 0, 0, NULL), EINVAL);
+	CHECK_OK(actor_run(a, op_disable, &op));
+	/* This thread traces another fd: EBUSY, before the bad mode. */
+	kc_enable_ok(k, other, 0);
+	CHECK_ERR(remote_enable(k, fd, 2, 8, 0, 0, NULL), EBUSY);
+	kc_disable_ok(k, other);
+	/* Remote-enabled already: the state (EINVAL), and this thread is
+	 * the owner (EBUSY) of the other fd. */
+	CHECK_OK(remote_enable1(k, fd, USB(1)));
+	CHECK_ERR(remote_enable1(k, fd, USB(2)), EINVAL);
+	CHECK_ERR(remote_enable1(k, other, USB(2)), EBUSY);
+	CHECK_ERR(kc_enable(k, other, 0), EBUSY);
+	/* A plain ENABLE of the remote-enabled fd: EINVAL (not READY). */
+	CHECK_ERR(actor_run(a, op_enable, &(struct kc_op){ k, fd, 0 }),
+		  EINVAL);
+	actor_stop(a);
+}
+
+/* A bad handle: EINVAL, and everything is rolled back, including the
+ * handles registered before it in the array. */
+static void t_enable_bad_handle(const struct kc *k)
+{
+	static const struct {
+		uint64_t h, common;
+	} bad[] = {
+		{ USB(1) | (1ULL << 32), 0 },	/* reserved bits 32-55 */
+		{ USB(1) | (1ULL << 55), 0 },
+		{ 0, 0 },			/* handle 0 */
+		{ COMMON(5), 0 },		/* common in handles[] */
+		{ USB(3), USB(4) },		/* global as common */
+		{ USB(3), COMMON(4) | (1ULL << 40) },
+	};
+	uint64_t *buf, *buf2;
+	int fd = kc_setup(k, KC_ENTRIES, &buf);
+	int fd2 = kc_setup(k, KC_ENTRIES, &buf2);
+	struct actor *a = actor_start();
+	unsigned i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		uint64_t h[2] = { USB(7), bad[i].h };
+
+		CHECK_ERR(remote_enable(k, fd, KCOV_TRACE_PC, KC_ENTRIES,
+					bad[i].common, 2, h), EINVAL);
+		/* Rolled back: READY, the thread owns nothing, USB(7)
+		 * is free for another descriptor. */
+		CHECK_EQ(ukcov_common_handle(), 0);
+		expect_ready_state(k, fd, buf);
+		CHECK_OK(actor_run(a, op_remote_enable,
+				   &(struct owner_op){ k, fd2, USB(7) }));
+		section_on_thread(USB(7), target_leaf, 1);
+		expect_only_pcs(buf2, 1, (const void *)target_leaf);
+		rec_reset(buf2);
+		CHECK_OK(actor_run(a, op_disable, &(struct kc_op){ k, fd2, 0 }));
+	}
+	actor_stop(a);
+}
+
+
+/* EEXIST: a handle registered by another collector, the same handle
+ * twice in one array, a common handle taken; full rollback each time. */
+static void t_enable_eexist(const struct kc *k)
+{
+	uint64_t *buf, *buf2;
+	int fd = kc_setup(k, KC_ENTRIES, &buf);
+	int fd2 = kc_setup(k, KC_ENTRIES, &buf2);
+	struct actor *a = actor_start();
+	uint64_t twice[3] = { USB(1), USB(2), USB(1) };
+	uint64_t taken[2] = { USB(3), SUBSYS(9, 9) };
+
+	CHECK_ERR(remote_enable(k, fd, 0, KC_ENTRIES, 0, 3, twice), EEXIST);
+	expect_ready_state(k, fd, buf);
+	CHECK_EQ(ukcov_common_handle(), 0);
+	/* USB(1) and USB(2) were rolled back: the actor takes USB(2). */
+	CHECK_OK(actor_run(a, op_remote_enable,
+			   &(struct owner_op){ k, fd2, USB(2) }));
+	CHECK_ERR(remote_enable1(k, fd, USB(2)), EEXIST);
+	expect_ready_state(k, fd, buf);
+	/* USB(3) first, then the taken USB(2): USB(3) is rolled back. */
+	taken[1] = USB(2);
+	CHECK_ERR(remote_enable(k, fd, 0, KC_ENTRIES, 0, 2, taken), EEXIST);
+	expect_ready_state(k, fd, buf);
+	CHECK_OK(remote_enable1(k, fd, USB(3)));
+	CHECK_OK(kc_disable(k, fd));
+	/* A common handle taken as a common handle by another collector. */
+	CHECK_OK(actor_run(a, op_disable, &(struct kc_op){ k, fd2, 0 }));
+	CHECK_OK(actor_run(a, op_remote_enable_common,
+			   &(struct owner_op){ k, fd2, COMMON(0x42) }));
+	CHECK_ERR(remote_enable(k, fd, 0, KC_ENTRIES, COMMON(0x42), 1,
+				(uint64_t[]){ USB(5) }), EEXIST);
+	CHECK_EQ(ukcov_common_handle(), 0);
+	expect_ready_state(k, fd, buf);
+	/* ... and a handle that is another collector's common handle. */
+	CHECK_ERR(remote_enable(k, fd, 0, KC_ENTRIES, 0, 1,
+				(uint64_t[]){ COMMON(0x42) }), EINVAL);
+	CHECK_OK(remote_enable(k, fd, 0, KC_ENTRIES, COMMON(0x43), 1,
+			       (uint64_t[]){ USB(5) }));
+	CHECK_EQ(ukcov_common_handle(), COMMON(0x43));
+	actor_stop(a);
+}
+
+/* Every global subsystem 1..0xff is the application's; instance 0 and
+ * 0xffffffff are valid. */
+static void t_enable_subsystems(const struct kc *k)
+{
+	static const uint64_t hs[] = {
+		SUBSYS(1, 0), SUBSYS(2, 1), SUBSYS(0x7f, 0xffffffffu),
+		SUBSYS(0xff, 0), SUBSYS(0xff, 0xffffffffu),
+	};
+	uint64_t *buf;
+	int fd = kc_setup(k, KC_ENTRIES, &buf);
+	unsigned i;
+
+	CHECK_OK(remote_enable(k, fd, KCOV_TRACE_PC, KC_ENTRIES, 0,
+			       sizeof(hs) / sizeof(hs[0]), hs));
+	for (i = 0; i < sizeof(hs) / sizeof(hs[0]); i++) {
+		section_on_thread(hs[i], target_leaf, 1);
+		expect_only_pcs(buf, 1, (const void *)target_leaf);
+		rec_reset(buf);
+	}
+}
+
+/* ---- sections ---- */
+
+/* A section's PCs, exactly, appended section after section; the owner's
+ * own code and a thread's code outside sections are not recorded. */
+static void t_section_records(const struct kc *k)
+{
+	uint64_t *buf;
+	int fd = collector(k, USB(1), &buf);
+
+	call_n(target_leaf3, 4);	/* the owner is not traced */
+	thread_run(op_leaf, &(struct kc_op){ k, -1, 5 }); /* no section */
+	CHECK_EQ(rec_count(buf), 0);
+	section_on_thread(USB(1), target_leaf, 2);
+	section_on_thread(USB(1), target_leaf2, 3);
+	CHECK_EQ(rec_count(buf), 5);
+	expect_pcs_in(buf, 0, 2, (const void *)target_leaf);
+	expect_pcs_in(buf, 2, 3, (const void *)target_leaf2);
+	CHECK_EQ(kc_dropped(k, fd), 0);
+}
+
+/* CMP mode: the section's comparison records, exactly. */
+static void t_section_cmp(const struct kc *k)
+{
+	uint64_t *buf, h = USB(1);
+	int fd = kc_setup(k, KC_ENTRIES, &buf);
+
+	CHECK_OK(remote_enable(k, fd, KCOV_TRACE_CMP, KC_ENTRIES, 0, 1, &h));
+	thread_run(op_cmp_section, &h);
+	CHECK_EQ(rec_count(buf), 2);
+	expect_cmp(buf, 0, KCOV_CMP_SIZE(2), 1, 2, (const void *)target_cmp4,
+		   (const void *)__sanitizer_cov_trace_cmp4);
+	expect_cmp(buf, 1, KCOV_CMP_SIZE(2) | KCOV_CMP_CONST, TARGET_C4, 7,
+		   (const void *)target_ccmp4,
+		   (const void *)__sanitizer_cov_trace_const_cmp4);
+}
+
+/* Handle 0, an unregistered handle, an unbalanced stop: no-ops.  The
+ * thread is left without a section: the next start records. */
+static void t_section_noop(const struct kc *k)
+{
+	uint64_t *buf;
+	(void)collector(k, USB(1), &buf);
+
+	section_on_thread(0, target_leaf2, 2);
+	section_on_thread(USB(2), target_leaf2, 2);
+	section_on_thread(COMMON(1), target_leaf2, 2);
+	thread_run(op_noop_then_section, NULL);
+	expect_only_pcs(buf, 1, (const void *)target_leaf);
+}
+
+/* Sections do not nest: the inner start is ignored and reported once
+ * on stderr with where it happened; the outer section goes on. */
+static void t_section_nested(const struct kc *k)
+{
+	uint64_t *buf1, *buf2;
+	struct actor *a = actor_start();
+	int fd2 = kc_setup(k, KC_ENTRIES, &buf2);
+	char msg[1024];
+
+	(void)collector(k, USB(1), &buf1);
+	CHECK_OK(actor_run(a, op_remote_enable,
+			   &(struct owner_op){ k, fd2, USB(2) }));
+	capture_stderr_begin();
+	thread_run(remote_nest_op, NULL);
+	capture_stderr_end(msg, sizeof(msg));
+	/* Outer section: leaf, leaf2 (after the ignored start), leaf3
+	 * (after the second ignored start); USB(2) got nothing. */
+	CHECK_EQ(rec_count(buf1), 3);
+	expect_pcs_in(buf1, 0, 1, (const void *)target_leaf);
+	expect_pcs_in(buf1, 1, 1, (const void *)target_leaf2);
+	expect_pcs_in(buf1, 2, 1, (const void *)target_leaf3);
+	CHECK_EQ(rec_count(buf2), 0);
+	/* The positive control for buf2. */
+	section_on_thread(USB(2), target_leaf, 1);
+	expect_only_pcs(buf2, 1, (const void *)target_leaf);
+	expect_one_report(msg, "0x100000000000002", "remote_nest_op+0x",
+			  "sections do not nest");
+	actor_stop(a);
+}
+
+/* A thread that traces itself, and the remote owner: a start is
+ * ignored (reported once each); the tracing thread keeps recording
+ * into its own buffer. */
+static void t_section_tracing_thread(const struct kc *k)
+{
+	uint64_t *buf, *own;
+	int fd = collector(k, USB(1), &buf);
+	int ofd = kc_setup(k, KC_ENTRIES, &own);
+	char msg[1024];
+	struct actor *a = actor_start();
+
+	(void)fd;
+	CHECK_OK(actor_run(a, op_enable, &(struct kc_op){ k, ofd, 0 }));
+	capture_stderr_begin();
+	CHECK_OK(actor_run(a, remote_self_op, NULL));
+	capture_stderr_end(msg, sizeof(msg));
+	expect_only_pcs(own, 2, (const void *)target_leaf);
+	CHECK_EQ(rec_count(buf), 0);
+	expect_one_report(msg, "0x100000000000001", "remote_self_op+0x",
+			  "traces itself");
+	/* The owner (this thread). */
+	capture_stderr_begin();
+	remote_self_op(NULL);
+	remote_self_op(NULL);
+	capture_stderr_end(msg, sizeof(msg));
+	expect_one_report(msg, "0x100000000000001", "remote_self_op+0x",
+			  "owns a remote collection");
+	CHECK_EQ(rec_count(buf), 0);
+	section_on_thread(USB(1), target_leaf2, 1);	/* control */
+	expect_only_pcs(buf, 1, (const void *)target_leaf2);
+	CHECK_OK(actor_run(a, op_disable, &(struct kc_op){ k, ofd, 0 }));
+	actor_stop(a);
+}
+
+/* A handle with reserved bits: the start is ignored and reported. */
+static void t_section_reserved_bits(const struct kc *k)
+{
+	uint64_t *buf;
+	char msg[1024];
+
+	(void)collector(k, USB(1), &buf);
+	capture_stderr_begin();
+	section_on_thread(USB(1) | (1ULL << 33), target_leaf, 1);
+	capture_stderr_end(msg, sizeof(msg));
+	CHECK_EQ(rec_count(buf), 0);
+	expect_one_report(msg, "0x100000200000001", "ukcov_remote_start(",
+			  "reserved bits");
+	section_on_thread(USB(1), target_leaf, 1);
+	expect_only_pcs(buf, 1, (const void *)target_leaf);
+}
+
+/* A stop on a thread without a section leaves another thread's open
+ * section alone. */
+static void t_section_wrong_thread_stop(const struct kc *k)
+{
+	uint64_t *buf, h = USB(1);
+	struct actor *a = actor_start();
+
+	(void)collector(k, h, &buf);
+	CHECK_OK(actor_run(a, op_start, &h));
+	CHECK_OK(actor_run(a, op_leaf, &(struct kc_op){ k, -1, 1 }));
+	thread_run(op_stop, NULL);
+	ukcov_remote_stop();
+	CHECK_EQ(rec_count(buf), 0);		/* still open */
+	CHECK_OK(actor_run(a, op_leaf, &(struct kc_op){ k, -1, 2 }));
+	CHECK_OK(actor_run(a, op_stop, NULL));
+	expect_only_pcs(buf, 3, (const void *)target_leaf);
+	CHECK_OK(actor_run(a, op_stop, NULL));	/* unbalanced: nothing */
+	CHECK_EQ(rec_count(buf), 3);
+	actor_stop(a);
+}
+
+/* Inside a section the thread has a kcov (Linux kcov_start sets
+ * t->kcov): KCOV_ENABLE and KCOV_REMOTE_ENABLE are EBUSY. */
+static void t_section_blocks_enable(const struct kc *k)
+{
+	uint64_t *buf, *own, h = USB(1);
+	int ofd = kc_setup(k, KC_ENTRIES, &own);
+	struct actor *a = actor_start();
+
+	(void)collector(k, h, &buf);
+	CHECK_OK(actor_run(a, op_start, &h));
+	CHECK_ERR(actor_run(a, op_enable, &(struct kc_op){ k, ofd, 0 }), EBUSY);
+	CHECK_ERR(actor_run(a, op_remote_enable,
+			    &(struct owner_op){ k, ofd, USB(2) }), EBUSY);
+	CHECK_OK(actor_run(a, op_stop, NULL));
+	CHECK_OK(actor_run(a, op_enable, &(struct kc_op){ k, ofd, 0 }));
+	CHECK_OK(actor_run(a, op_disable, &(struct kc_op){ k, ofd, 0 }));
+	actor_stop(a);
+}
+
+/* ---- the collector's life: disable, re-enable, exit (sequence) ---- */
+
+/* KCOV_DISABLE unregisters every handle (another descriptor may take
+ * them) and clears the owner's common handle; a section open across
+ * the disable is discarded at its stop. */
+static void t_disable_unregisters(const struct kc *k)
+{
+	uint64_t *buf, *buf2, hs[2] = { USB(1), SUBSYS(3, 3) };
+	int fd = kc_setup(k, KC_ENTRIES, &buf);
+	int fd2 = kc_setup(k, KC_ENTRIES, &buf2);
+	struct actor *w = actor_start(), *o = actor_start();
+
+	CHECK_OK(remote_enable(k, fd, 0, KC_ENTRIES, COMMON(7), 2, hs));
+	CHECK_EQ(ukcov_common_handle(), COMMON(7));
+	CHECK_OK(actor_run(w, op_start, &hs[1]));
+	CHECK_OK(actor_run(w, op_leaf, &(struct kc_op){ k, -1, 2 }));
+	kc_disable_ok(k, fd);
+	CHECK_EQ(ukcov_common_handle(), 0);
+	CHECK_OK(actor_run(w, op_leaf, &(struct kc_op){ k, -1, 1 }));
+	CHECK_OK(actor_run(w, op_stop, NULL));
+	CHECK_EQ(rec_count(buf), 0);			/* discarded */
+	CHECK_EQ(kc_dropped(k, fd), 0);
+	/* Every handle is free again, the common one included. */
+	CHECK_OK(actor_run(o, op_remote_enable,
+			   &(struct owner_op){ k, fd2, hs[1] }));
+	CHECK_OK(actor_run(o, op_disable, &(struct kc_op){ k, fd2, 0 }));
+	CHECK_OK(actor_run(o, op_remote_enable_common,
+			   &(struct owner_op){ k, fd2, COMMON(7) }));
+	section_on_thread(COMMON(7), target_leaf2, 1);
+	expect_only_pcs(buf2, 1, (const void *)target_leaf2);
+	/* The first descriptor is READY and records again. */
+	expect_ready_state(k, fd, buf);
+	actor_stop(w);
+	actor_stop(o);
+}
+
+/* A disable and re-enable between a section's start and stop changes
+ * the generation: the section is discarded, the next one merges. */
+static void t_reenable_discards(const struct kc *k)
+{
+	uint64_t *buf, h = USB(1);
+	int fd = collector(k, h, &buf);
+	struct actor *w = actor_start();
+
+	CHECK_OK(actor_run(w, op_start, &h));
+	CHECK_OK(actor_run(w, op_leaf, &(struct kc_op){ k, -1, 2 }));
+	kc_disable_ok(k, fd);
+	CHECK_OK(remote_enable1(k, fd, h));
+	CHECK_OK(actor_run(w, op_leaf, &(struct kc_op){ k, -1, 1 }));
+	CHECK_OK(actor_run(w, op_stop, NULL));
+	CHECK_EQ(rec_count(buf), 0);
+	section_on_thread(h, target_leaf3, 2);
+	expect_only_pcs(buf, 2, (const void *)target_leaf3);
+	actor_stop(w);
+}
+
+/* The owner thread exits without disabling (kcov_task_exit): the
+ * descriptor is READY with its contents, every handle is free, and a
+ * section open across the exit is discarded. */
+static void t_owner_exit(const struct kc *k)
+{
+	uint64_t *buf, *buf2, h = USB(1);
+	int fd = kc_setup(k, KC_ENTRIES, &buf);
+	int fd2 = kc_setup(k, KC_ENTRIES, &buf2);
+	struct actor *o = actor_start(), *w = actor_start();
+
+	CHECK_OK(actor_run(o, op_remote_enable, &(struct owner_op){ k, fd, h }));
+	section_on_thread(h, target_leaf, 1);
+	CHECK_OK(actor_run(w, op_start, &h));
+	CHECK_OK(actor_run(w, op_leaf, &(struct kc_op){ k, -1, 3 }));
+	actor_stop(o);
+	CHECK_OK(actor_run(w, op_stop, NULL));
+	expect_only_pcs(buf, 1, (const void *)target_leaf);	/* kept */
+	CHECK_OK(remote_enable1(k, fd2, h));
+	section_on_thread(h, target_leaf2, 1);
+	expect_only_pcs(buf2, 1, (const void *)target_leaf2);
+	kc_disable_ok(k, fd2);
+	rec_reset(buf);
+	expect_ready_state(k, fd, buf);
+	actor_stop(w);
+}
+
+/* A worker thread that exits with its section open: merged at exit. */
+static long op_start_and_exit(void *p)
+{
+	ukcov_remote_start(*(const uint64_t *)p);
+	call_n(target_leaf2, 2);
+	return 0;
+}
+
+static void t_worker_exit_in_section(const struct kc *k)
+{
+	uint64_t *buf, h = USB(1);
+
+	(void)collector(k, h, &buf);
+	thread_run(op_start_and_exit, &h);
+	expect_only_pcs(buf, 2, (const void *)target_leaf2);
+}
+
+/* ---- the merge (kcov_move_area) ---- */
+
+/* Truncated to the free space; the loss is counted exactly, whether
+ * the section's own area or the collector's buffer was too small. */
+static void t_merge_truncates(const struct kc *k)
+{
+	uint64_t *buf, h = USB(1);
+	int fd = kc_setup(k, KC_ENTRIES, &buf);
+	int fd2;
+	uint64_t *buf2;
+
+	CHECK_OK(remote_enable(k, fd, 0, 4 * KC_ENTRIES, 0, 1, &h));
+	section_on_thread(h, target_leaf, 600);
+	CHECK_EQ(rec_count(buf), KC_ENTRIES - 1);
+	expect_pcs_in(buf, 0, KC_ENTRIES - 1, (const void *)target_leaf);
+	CHECK_EQ(kc_dropped(k, fd), 600 - (KC_ENTRIES - 1));
+	/* Partly full: 500 records, 20 more -> 11 fit, 9 lost. */
+	__atomic_store_n(&buf[0], 500, __ATOMIC_RELEASE);
+	section_on_thread(h, target_leaf2, 20);
+	CHECK_EQ(rec_count(buf), KC_ENTRIES - 1);
+	expect_pcs_in(buf, 500, 11, (const void *)target_leaf2);
+	expect_pcs_in(buf, 499, 1, (const void *)target_leaf);
+	CHECK_EQ(kc_dropped(k, fd), 9);
+	/* area_size 10: a section keeps 9 records. */
+	fd2 = kc_setup(k, KC_ENTRIES, &buf2);
+	kc_disable_ok(k, fd);
+	CHECK_OK(remote_enable(k, fd2, 0, 10, 0, 1, &h));
+	section_on_thread(h, target_leaf3, 20);
+	expect_only_pcs(buf2, 9, (const void *)target_leaf3);
+	CHECK_EQ(kc_dropped(k, fd2), 11);
+}
+
+/* area_size 0: a section gets no area (Linux: vmalloc(0) fails) and
+ * records nothing, counts nothing; area_size 1 holds no record. */
+static void t_merge_tiny_areas(const struct kc *k)
+{
+	uint64_t *buf, h = USB(1);
+	int fd = kc_setup(k, KC_ENTRIES, &buf);
+
+	CHECK_OK(remote_enable(k, fd, 0, 0, 0, 1, &h));
+	section_on_thread(h, target_leaf, 3);
+	CHECK_EQ(rec_count(buf), 0);
+	CHECK_EQ(kc_dropped(k, fd), 0);
+	kc_disable_ok(k, fd);
+	CHECK_OK(remote_enable(k, fd, 0, 1, 0, 1, &h));
+	section_on_thread(h, target_leaf, 3);
+	CHECK_EQ(rec_count(buf), 0);
+	CHECK_EQ(kc_dropped(k, fd), 3);
+	kc_disable_ok(k, fd);
+	CHECK_OK(remote_enable(k, fd, 0, 2, 0, 1, &h));	/* control */
+	section_on_thread(h, target_leaf, 3);
+	expect_only_pcs(buf, 1, (const void *)target_leaf);
+	CHECK_EQ(kc_dropped(k, fd), 2);
+}
+
+/* A count word beyond the capacity is garbage: nothing is copied,
+ * nothing outside the buffer is written, the loss is counted. */
+static void t_merge_garbage_count(const struct kc *k)
+{
+	uint64_t *buf, h = USB(1), before[KC_ENTRIES];
+	int fd = collector(k, h, &buf);
+
+	__atomic_store_n(&buf[0], KC_ENTRIES, __ATOMIC_RELEASE);
+	memcpy(before, buf, sizeof(before));
+	section_on_thread(h, target_leaf, 5);
+	CHECK(memcmp(before, buf, sizeof(before)) == 0);
+	CHECK_EQ(kc_dropped(k, fd), 5);
+	__atomic_store_n(&buf[0], ~0ULL, __ATOMIC_RELEASE);
+	section_on_thread(h, target_leaf, 5);
+	CHECK_EQ(buf[0], ~0ULL);
+	CHECK_EQ(kc_dropped(k, fd), 5);
+	/* A full buffer (count == capacity) is not garbage: 0 fit. */
+	__atomic_store_n(&buf[0], KC_ENTRIES - 1, __ATOMIC_RELEASE);
+	section_on_thread(h, target_leaf, 2);
+	CHECK_EQ(rec_count(buf), KC_ENTRIES - 1);
+	CHECK_EQ(kc_dropped(k, fd), 2);
+	rec_reset(buf);
+	section_on_thread(h, target_leaf, 2);		/* control */
+	expect_only_pcs(buf, 2, (const void *)target_leaf);
+}
+
+/* ---- the common handle (§2.3) ---- */
+
+/* Does this binary's pthread_create pass the common handle on?  Only
+ * the shared runtime interposes pthread_create (a static program's own
+ * glibc pthread_create cannot be reached; docs/DESIGN.md). */
+static int threads_inherit(void)
+{
+	Dl_info di;
+
+	return dladdr((void *)pthread_create, &di) && di.dli_fname &&
+	       strstr(di.dli_fname, "libukcov") != NULL;
+}
+
+static long op_common_in_new_thread(void *p)
+{
+	(void)p;
+	return thread_run(op_common, NULL);
+}
+
+static long op_section_common(void *p)
+{
+	(void)p;
+	ukcov_remote_start_common((uint32_t)ukcov_common_handle());
+	target_leaf3();
+	ukcov_remote_stop();
+	return 0;
+}
+
+/* Stored on the enabling thread; inherited by threads created after
+ * (and their threads) and by fork children; not by threads that
+ * existed before; cleared on the owner by the disable. */
+static void t_common_inherit(const struct kc *k)
+{
+	uint64_t *buf, ch = COMMON(0x42), want;
+	int fd = kc_setup(k, KC_ENTRIES, &buf);
+	struct actor *before = actor_start(), *after;
+	struct peer p;
+
+	CHECK_EQ(ukcov_common_handle(), 0);
+	CHECK_OK(remote_enable(k, fd, 0, KC_ENTRIES, ch, 0, NULL));
+	CHECK_EQ(ukcov_common_handle(), ch);
+	CHECK_EQ(actor_run(before, op_common, NULL), 0);
+	want = threads_inherit() ? ch : 0;
+	CHECK_EQ(thread_run(op_common, NULL), want);
+	CHECK_EQ(thread_run(op_common_in_new_thread, NULL), want);
+	after = actor_start();
+	CHECK_EQ(actor_run(after, op_common, NULL), want);
+	if (want) {
+		CHECK_OK(actor_run(after, op_section_common, NULL));
+		expect_only_pcs(buf, 1, (const void *)target_leaf3);
+	}
+	if (peer_fork(&p) == 0) {
+		/* The child keeps the handle but owns nothing. */
+		if (ukcov_common_handle() != ch)
+			_exit(1);
+		_exit(0);
+	}
+	expect_exit0(p.pid);
+	kc_disable_ok(k, fd);
+	CHECK_EQ(ukcov_common_handle(), 0);
+	/* A thread created before the disable keeps its stale copy. */
+	CHECK_EQ(actor_run(after, op_common, NULL), want);
+	actor_stop(before);
+	actor_stop(after);
+}
+
+/* ---- sections in signal handlers (the softirq analogue) ---- */
+
+static uint64_t sig_handle;
+static volatile sig_atomic_t sig_stop_in_handler = 1;
+
+static void h_section(int sig)
+{
+	(void)sig;
+	ukcov_remote_start(sig_handle);
+	target_leaf2();
+	target_leaf2();
+	if (sig_stop_in_handler)
+		ukcov_remote_stop();
+}
+
+/* The thread's own section (USB(1)) is interrupted by a handler that
+ * runs a section for USB(2): each collector gets its own PCs, and the
+ * thread's section goes on after the handler. */
+static long op_section_with_signal(void *p)
+{
+	(void)p;
+	ukcov_remote_start(USB(1));
+	target_leaf();
+	raise(SIGUSR1);
+	target_leaf3();
+	ukcov_remote_stop();
+	return 0;
+}
+
+/* The same, on a thread that traces its own descriptor. */
+static long op_tracing_with_signal(void *p)
+{
+	const struct kc_op *o = p;
+
+	if (kc_enable(o->k, o->fd, 0) != 0)
+		return -1;
+	target_leaf();
+	raise(SIGUSR1);
+	target_leaf3();
+	return kc_disable(o->k, o->fd);
+}
+
+static void signal_sections(const struct kc *k, int stop_in_handler)
+{
+	uint64_t *buf1, *buf2, *own;
+	int fd2 = kc_setup(k, KC_ENTRIES, &buf2);
+	int ofd = kc_setup(k, KC_ENTRIES, &own);
+	struct actor *o = actor_start();
+
+	(void)collector(k, USB(1), &buf1);
+	CHECK_OK(actor_run(o, op_remote_enable,
+			   &(struct owner_op){ k, fd2, USB(2) }));
+	sig_handle = USB(2);
+	sig_stop_in_handler = stop_in_handler;
+	CHECK(signal(SIGUSR1, h_section) != SIG_ERR);
+	thread_run(op_section_with_signal, NULL);
+	CHECK_EQ(rec_count(buf1), 2);
+	expect_pcs_in(buf1, 0, 1, (const void *)target_leaf);
+	expect_pcs_in(buf1, 1, 1, (const void *)target_leaf3);
+	expect_only_pcs(buf2, 2, (const void *)target_leaf2);
+	rec_reset(buf2);
+	CHECK_OK(thread_run(op_tracing_with_signal,
+			    &(struct kc_op){ k, ofd, 0 }));
+	CHECK_EQ(rec_count(own), 2);
+	expect_pcs_in(own, 0, 1, (const void *)target_leaf);
+	expect_pcs_in(own, 1, 1, (const void *)target_leaf3);
+	expect_only_pcs(buf2, 2, (const void *)target_leaf2);
+	/* A handler on a thread without a section, for an unregistered
+	 * handle: nothing anywhere (the controls are above). */
+	rec_reset(buf2);
+	sig_handle = USB(9);
+	raise(SIGUSR1);
+	CHECK_EQ(rec_count(buf1), 2);
+	CHECK_EQ(rec_count(buf2), 0);
+	actor_stop(o);
+}
+
+static void t_signal_sections(const struct kc *k)
+{
+	signal_sections(k, 1);
+}
+
+/* A handler that returns with its section open: it ends with the
+ * handler. */
+static void t_signal_section_left_open(const struct kc *k)
+{
+	signal_sections(k, 0);
+}
+
+/* Inside a handler the common handle reads 0 (kcov_common_handle:
+ * !in_task()). */
+static volatile uint64_t common_in_handler = 1;
+
+static void h_common(int sig)
+{
+	(void)sig;
+	common_in_handler = ukcov_common_handle();
+}
+
+static void t_signal_common_handle(const struct kc *k)
+{
+	uint64_t *buf;
+	int fd = kc_setup(k, KC_ENTRIES, &buf);
+
+	CHECK_OK(remote_enable(k, fd, 0, KC_ENTRIES, COMMON(3), 0, NULL));
+	CHECK(signal(SIGUSR2, h_common) != SIG_ERR);
+	raise(SIGUSR2);
+	CHECK_EQ(common_in_handler, 0);
+	CHECK_EQ(ukcov_common_handle(), COMMON(3));
+}
+
+void register_remote_tests(void)
+{
+	static const struct {
+		const char *name;
+		void (*fn)(const struct kc *);
+		int both_apis;
+		unsigned need;
+	} tests[] = {
+		{ "remote.enable_max_handles", t_enable_max_handles, 1, 0 },
+		{ "remote.enable_efault", t_enable_efault, 1, 0 },
+		{ "remote.enable_state_mode", t_enable_state_mode, 1, 0 },
+		{ "remote.enable_bad_handle", t_enable_bad_handle, 0, 0 },
+		{ "remote.enable_eexist", t_enable_eexist, 0, 0 },
+		{ "remote.enable_subsystems", t_enable_subsystems, 1, 0 },
+		{ "remote.section_records", t_section_records, 1, 0 },
+		{ "remote.section_cmp", t_section_cmp, 0, NEED_CMP },
+		{ "remote.section_noop", t_section_noop, 0, 0 },
+		{ "remote.section_nested", t_section_nested, 0, 0 },
+		{ "remote.section_tracing_thread", t_section_tracing_thread, 0, 0 },
+		{ "remote.section_reserved_bits", t_section_reserved_bits, 0, 0 },
+		{ "remote.section_wrong_thread_stop", t_section_wrong_thread_stop, 0, 0 },
+		{ "remote.section_blocks_enable", t_section_blocks_enable, 0, 0 },
+		{ "remote.disable_unregisters", t_disable_unregisters, 0, 0 },
+		{ "remote.reenable_discards", t_reenable_discards, 0, 0 },
+		{ "remote.owner_exit", t_owner_exit, 0, 0 },
+		{ "remote.worker_exit_in_section", t_worker_exit_in_section, 0, 0 },
+		{ "remote.merge_truncates", t_merge_truncates, 0, 0 },
+		{ "remote.merge_tiny_areas", t_merge_tiny_areas, 0, 0 },
+		{ "remote.merge_garbage_count", t_merge_garbage_count, 0, 0 },
+		{ "remote.common_inherit", t_common_inherit, 0, 0 },
+		{ "remote.signal_sections", t_signal_sections, 0, 0 },
+		{ "remote.signal_section_left_open", t_signal_section_left_open, 0, 0 },
+		{ "remote.signal_common_handle", t_signal_common_handle, 0, 0 },
+	};
+	unsigned i;
+
+	/* The annotations are the native API; the ioctl also runs through
+	 * the interposed open()/ioctl() of /sys/kernel/debug/kcov. */
+	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
+		char name[128];
+
+		if (!tests[i].both_apis) {
+			reg_one(tests[i].name, tests[i].fn, FL_LINUX, 1,
+				tests[i].need);
+			continue;
+		}
+		snprintf(name, sizeof(name), "%s/native", tests[i].name);
+		reg_one(name, tests[i].fn, FL_LINUX, 1, tests[i].need);
+		snprintf(name, sizeof(name), "%s/dev", tests[i].name);
+		reg_one(name, tests[i].fn, FL_LINUX, 0,
+			tests[i].need | NEED_NATIVE);
+	}
+}
