@@ -32,3 +32,21 @@ bench-ubench: lib
 
 bench-report:
 	$(BENCH_RUN) --report $(B)
+
+# The remote-coverage benchmark (issue 7), a program of its own:
+#   make bench-remote [REMOTE_ROUNDS=9]
+REMOTE_ROUNDS ?= 9
+RB_OUT := $(B)/bench/remote
+$(RB_OUT)/remote-target.o: bench/remote-target.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 -fsanitize-coverage=trace-pc -c $< -o $@
+
+$(RB_OUT)/remote-bench: bench/remote-bench.c $(RB_OUT)/remote-target.o $(B)/libukcov.so
+	$(CC) -std=gnu11 -O2 -Wall -Iinclude $< $(RB_OUT)/remote-target.o \
+	    -L$(B) -Wl,-rpath,$(abspath $(B)) -lukcov -lpthread -o $@
+
+.PHONY: bench-remote
+bench-remote: $(RB_OUT)/remote-bench
+	$(RB_OUT)/remote-bench $(REMOTE_ROUNDS)
+
+bench: bench-remote

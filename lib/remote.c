@@ -59,7 +59,8 @@ struct ukcov_collector {
 	uint64_t entries;		/* [I] the collector's buffer */
 	int mode;			/* [I] UKCOV_MODE_PC or _CMP */
 	uint64_t area_words;		/* [I] a section's area, in words */
-	uint64_t seq;			/* [L] generation, Linux sequence */
+	uint64_t seq;			/* [R][L] generation, Linux sequence;
+					 * written holding both locks */
 	int active;			/* [L] registered, owner enabled */
 	int refs;			/* atomic: the owner + open sections */
 };
@@ -88,6 +89,10 @@ struct ukcov_remote_tls {
 
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct reg_entry *reg_table[REG_BUCKETS];	/* [R] */
+/* Bit b set: bucket b may hold entries.  Written under reg_lock, read
+ * without it, so that a start for a handle nobody registered (the
+ * common case of annotated code nobody collects) takes no lock. */
+static uint64_t reg_nonempty;
 
 static unsigned reg_bucket(uint64_t handle)
 {
@@ -106,7 +111,10 @@ static void *map_anon(size_t bytes)
 
 static size_t page_round(uint64_t bytes)
 {
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	static size_t page;	/* sysconf costs more than a section */
+
+	if (!page)
+		page = (size_t)sysconf(_SC_PAGESIZE);
 
 	return ((size_t)bytes + page - 1) & ~(page - 1);
 }
@@ -253,6 +261,9 @@ static void collector_retire(struct ukcov_thread *t, struct ukcov_collector *c)
 				pp = &e->next;
 			}
 		}
+		if (!reg_table[i])
+			__atomic_and_fetch(&reg_nonempty, ~(1ULL << i),
+					   __ATOMIC_RELAXED);
 	}
 	pthread_mutex_lock(&c->lock);
 	c->active = 0;
@@ -289,6 +300,8 @@ static int reg_add_locked(uint64_t handle, struct ukcov_collector *c)
 	e->c = c;
 	e->next = reg_table[reg_bucket(handle)];
 	reg_table[reg_bucket(handle)] = e;
+	__atomic_or_fetch(&reg_nonempty, 1ULL << reg_bucket(handle),
+			  __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -488,14 +501,18 @@ static struct ukcov_collector *collector_get(struct ukcov_thread *t,
 {
 	struct ukcov_collector *c;
 
+	/* An empty bucket: nobody registered the handle.  A registration
+	 * racing with this start is no different from one just after. */
+	if (!(__atomic_load_n(&reg_nonempty, __ATOMIC_ACQUIRE) &
+	      (1ULL << reg_bucket(handle))))
+		return NULL;
 	busy_enter(t);
 	pthread_mutex_lock(&reg_lock);
 	c = reg_lookup_locked(handle);
 	if (c) {
 		__atomic_add_fetch(&c->refs, 1, __ATOMIC_RELAXED);
-		pthread_mutex_lock(&c->lock);
+		/* seq changes only under reg_lock too (collector_retire). */
 		*seq = c->seq;
-		pthread_mutex_unlock(&c->lock);
 	}
 	pthread_mutex_unlock(&reg_lock);
 	busy_leave(t);
@@ -608,7 +625,7 @@ static void section_close(struct ukcov_thread *t, struct remote_section *s)
 	const uint64_t *area = s->hot.pc_area ? s->hot.pc_area
 					      : s->hot.cmp_area;
 	uint64_t cap = s->hot.pc_area ? s->hot.pc_cap : s->hot.cmp_cap;
-	uint64_t n;
+	uint64_t n, lost;
 
 	busy_enter(t);
 	s->c = NULL;
@@ -617,11 +634,14 @@ static void section_close(struct ukcov_thread *t, struct remote_section *s)
 	n = __atomic_load_n(&area[0], __ATOMIC_ACQUIRE);
 	if (n > cap)
 		n = cap;
-	pthread_mutex_lock(&c->lock);
-	if (c->active && c->seq == s->seq)
-		merge_locked(c, area, n,
-			     __atomic_load_n(&s->drops, __ATOMIC_RELAXED));
-	pthread_mutex_unlock(&c->lock);
+	lost = __atomic_load_n(&s->drops, __ATOMIC_RELAXED);
+	/* An empty section has nothing to merge or count. */
+	if (n || lost) {
+		pthread_mutex_lock(&c->lock);
+		if (c->active && c->seq == s->seq)
+			merge_locked(c, area, n, lost);
+		pthread_mutex_unlock(&c->lock);
+	}
 	collector_unref(c);
 	busy_leave(t);
 }
@@ -699,6 +719,7 @@ void ukcov__remote_fork_child(void)
 
 	pthread_mutex_init(&reg_lock, NULL);
 	memset(reg_table, 0, sizeof(reg_table));
+	reg_nonempty = 0;
 	t->remote_coll = NULL;
 	t->remote_busy = 0;
 	if (t->rt)

@@ -223,6 +223,20 @@ static long op_remote_enable(void *p)
 	return remote_enable1(o->k, o->fd, o->h);
 }
 
+/* The owner enables with a prepared argument. */
+struct owner_arg {
+	const struct kc *k;
+	int fd;
+	struct kcov_remote_arg *a;
+};
+
+static long op_remote_enable_arg(void *p)
+{
+	const struct owner_arg *o = p;
+
+	return kc_req(o->k, o->fd, KCOV_REMOTE_ENABLE, (unsigned long)o->a);
+}
+
 /* The owner registers o->h as its common handle, no other handle. */
 static long op_remote_enable_common(void *p)
 {
@@ -958,6 +972,150 @@ static void t_signal_common_handle(const struct kc *k)
 	CHECK_EQ(ukcov_common_handle(), COMMON(3));
 }
 
+/* ---- stress: N collectors x M workers x many sections ---- */
+
+#define ST_COLLECTORS 3
+#define ST_WORKERS 4
+#define ST_SECTIONS 2000		/* per worker and phase */
+#define ST_ENTRIES (64 * 1024)
+
+static void (*const st_fn[ST_COLLECTORS])(void) = {
+	target_leaf, target_leaf2, target_leaf3,
+};
+
+struct st_worker {
+	int id, phase;
+	uint64_t sent[ST_COLLECTORS];	/* records this worker sent */
+	pthread_barrier_t *go;
+};
+
+/* Section j of worker w goes to collector (w + j) % N with 1..3 PCs of
+ * that collector's function; every 97th section forks a child that
+ * runs a section too (its registrations are not the parent's: nothing
+ * arrives).  Collector 2 is gone in phase 1: its sections are no-ops. */
+static void *st_worker_main(void *p)
+{
+	struct st_worker *w = p;
+	int j, c;
+	unsigned k;
+
+	for (j = 0; j < ST_SECTIONS; j++) {
+		c = (w->id + j) % ST_COLLECTORS;
+		k = 1 + (unsigned)j % 3;
+		ukcov_remote_start(USB(c + 1));
+		call_n(st_fn[c], k);
+		ukcov_remote_stop();
+		if (!(w->phase == 1 && c == 2))
+			w->sent[c] += k;
+		if (j % 97 == 0) {
+			pid_t pid = fork();
+
+			if (pid == 0) {
+				ukcov_remote_start(USB(c + 1));
+				call_n(st_fn[c], 5);
+				ukcov_remote_stop();
+				_exit(0);
+			}
+			if (pid < 0 || wait_status(pid) != 0)
+				FAIL("fork child: %d", pid);
+		}
+	}
+	return NULL;
+}
+
+static void st_phase(struct st_worker *w, int phase)
+{
+	pthread_t th[ST_WORKERS];
+	int i;
+
+	for (i = 0; i < ST_WORKERS; i++) {
+		w[i].id = i;
+		w[i].phase = phase;
+		CHECK_EQ(pthread_create(&th[i], NULL, st_worker_main, &w[i]), 0);
+	}
+	for (i = 0; i < ST_WORKERS; i++)
+		CHECK_EQ(pthread_join(th[i], NULL), 0);
+}
+
+/* Every surviving collector holds exactly its own requests' PCs, PC by
+ * PC; the one whose owner exited holds what merged before, and the
+ * section open across its exit is discarded; nothing is written past
+ * any count; no registration leaks (each handle can be taken again). */
+static void t_stress(const struct kc *k)
+{
+	struct st_worker w[ST_WORKERS];
+	struct actor *own[ST_COLLECTORS], *late = actor_start();
+	uint64_t *buf[ST_COLLECTORS], want[ST_COLLECTORS] = { 0 }, h3 = USB(3);
+	int fd[ST_COLLECTORS], c, i;
+
+	memset(w, 0, sizeof(w));
+	for (c = 0; c < ST_COLLECTORS; c++) {
+		uint64_t h = USB(c + 1);
+		struct rarg *r = calloc(1, sizeof(*r));
+
+		CHECK(r != NULL);
+		fd[c] = kc_setup(k, ST_ENTRIES, &buf[c]);
+		own[c] = actor_start();
+		r->a.area_size = 64;
+		r->a.num_handles = 1;
+		r->a.handles[0] = h;
+		CHECK_OK(actor_run(own[c], op_remote_enable_arg,
+				   &(struct owner_arg){ k, fd[c], &r->a }));
+		free(r);
+	}
+	st_phase(w, 0);
+	/* Collector 2's owner exits while a section for it is open. */
+	CHECK_OK(actor_run(late, op_start, &h3));
+	CHECK_OK(actor_run(late, op_leaf, &(struct kc_op){ k, -1, 3 }));
+	actor_stop(own[2]);
+	CHECK_OK(actor_run(late, op_stop, NULL));
+	st_phase(w, 1);
+	for (i = 0; i < ST_WORKERS; i++)
+		for (c = 0; c < ST_COLLECTORS; c++)
+			want[c] += w[i].sent[c];
+	for (c = 0; c < ST_COLLECTORS; c++) {
+		uint64_t n = rec_count(buf[c]);
+
+		CHECK_EQ(n, want[c]);
+		expect_pcs_in(buf[c], 0, n, (const void *)st_fn[c]);
+		for (uint64_t x = n + 1; x < ST_ENTRIES; x++)
+			if (buf[c][x] != 0)
+				FAIL("collector %d: word %llu written past the "
+				     "count", c, (unsigned long long)x);
+		CHECK_EQ(kc_dropped(k, fd[c]), 0);
+	}
+	for (c = 0; c < 2; c++)
+		CHECK_OK(actor_run(own[c], op_disable,
+				   &(struct kc_op){ k, fd[c], 0 }));
+	/* No leak: every handle registers again. */
+	for (c = 0; c < ST_COLLECTORS; c++) {
+		rec_reset(buf[c]);
+		CHECK_OK(remote_enable1(k, fd[c], USB(c + 1)));
+		section_on_thread(USB(c + 1), st_fn[c], 1);
+		expect_only_pcs(buf[c], 1, (const void *)st_fn[c]);
+		kc_disable_ok(k, fd[c]);
+	}
+	for (c = 0; c < 2; c++)
+		actor_stop(own[c]);
+	actor_stop(late);
+}
+
+/* ---- bad input: area_size absurd, num_handles 0 with handles ---- */
+
+/* area_size 0xffffffff is accepted (Linux: only > LONG_MAX/8 is
+ * EINVAL); a section then holds what the collector's buffer can take,
+ * and no more memory. */
+static void t_enable_absurd_area(const struct kc *k)
+{
+	uint64_t *buf, h = USB(1);
+	int fd = kc_setup(k, KC_ENTRIES, &buf);
+
+	CHECK_OK(remote_enable(k, fd, 0, 0xffffffffu, 0, 1, &h));
+	section_on_thread(h, target_leaf, 600);
+	expect_only_pcs(buf, KC_ENTRIES - 1, (const void *)target_leaf);
+	CHECK_EQ(kc_dropped(k, fd), 600 - (KC_ENTRIES - 1));
+}
+
 void register_remote_tests(void)
 {
 	static const struct {
@@ -991,6 +1149,8 @@ void register_remote_tests(void)
 		{ "remote.signal_sections", t_signal_sections, 0, 0 },
 		{ "remote.signal_section_left_open", t_signal_section_left_open, 0, 0 },
 		{ "remote.signal_common_handle", t_signal_common_handle, 0, 0 },
+		{ "remote.stress", t_stress, 0, 0 },
+		{ "remote.enable_absurd_area", t_enable_absurd_area, 1, 0 },
 	};
 	unsigned i;
 
