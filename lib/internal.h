@@ -356,6 +356,8 @@ void ukcov__remote_fork_prepare(void);
 void ukcov__remote_fork_parent(void);
 void ukcov__remote_fork_child(void);
 int ukcov__thread_traces(const struct ukcov_thread *t);
+int ukcov__thread_has_kcov(const struct ukcov_thread *t);
+int ukcov__remote_reset_trace(struct ukcov_thread *t);
 
 /* ---- modules.c (the tool's module table) ---- */
 void ukcov__modules_snapshot(void);

@@ -30,9 +30,8 @@ static int linux_enable(struct ukcov_desc *d, int fd, unsigned long mode)
 		return -EINVAL;
 	/* kcov->t != NULL || current->kcov != NULL: the thread traces a
 	 * descriptor, owns a remote collection, or is inside a remote
-	 * section (kcov_start set its kcov). */
-	if (__ukcov_thread.owned || ukcov__remote_section_hot(
-					    &__ukcov_thread, 0))
+	 * section (kcov_start set its kcov); see also unique_enable. */
+	if (ukcov__thread_has_kcov(&__ukcov_thread))
 		return -EBUSY;
 	if (mode != KCOV_TRACE_PC && mode != KCOV_TRACE_CMP)
 		return -EINVAL;
@@ -56,7 +55,7 @@ static int linux_unique_enable(struct ukcov_desc *d, int fd,
 {
 	if (d->cb->state != UKCOV_ST_READY)
 		return -EINVAL;
-	if (__ukcov_thread.owned)
+	if (ukcov__thread_has_kcov(&__ukcov_thread))
 		return -EBUSY;
 	if (ukcov__uniq_check_words(d->cb->entries, words))
 		return -EINVAL;
@@ -77,6 +76,10 @@ static int linux_reset_trace(struct ukcov_desc *d, unsigned long arg)
 	if (arg != 0 || __ukcov_thread.owned != d ||
 	    !ukcov__owned_by_me_locked(d->cb))
 		return -EINVAL;
+	/* A remote owner's kcov->mode is its trace mode: the reset is
+	 * serialized with the sections' merges, as under kcov->lock. */
+	if (d->cb->mode == UKCOV_MODE_REMOTE)
+		return ukcov__remote_reset_trace(&__ukcov_thread);
 	if (d->cb->mode != UKCOV_MODE_PC && d->cb->mode != UKCOV_MODE_CMP)
 		return -EINVAL;
 	ukcov__uniq_reset_buffer(d->buf, d->cb->uniq_words);

@@ -151,6 +151,13 @@ static int thread_in_section(const struct ukcov_thread *t)
 	return 0;
 }
 
+/* Linux's current->kcov != NULL: the thread enabled a descriptor (for
+ * itself or as a remote owner) or runs a section (kcov_start). */
+int ukcov__thread_has_kcov(const struct ukcov_thread *t)
+{
+	return t->owned != NULL || thread_in_section(t);
+}
+
 const struct ukcov_hot *ukcov__remote_section_hot(const struct ukcov_thread *t,
 						  int depth)
 {
@@ -384,7 +391,7 @@ static int remote_enable_check(const struct ukcov_desc *d,
 		return -EINVAL;
 	/* kcov->t != NULL || current->kcov != NULL: the thread traces,
 	 * owns a remote collection or is inside a section. */
-	if (t->owned || thread_in_section(t))
+	if (ukcov__thread_has_kcov(t))
 		return -EBUSY;
 	if (ra->trace_mode != KCOV_TRACE_PC && ra->trace_mode != KCOV_TRACE_CMP)
 		return -EINVAL;
@@ -451,6 +458,23 @@ void ukcov__remote_owner_reset(struct ukcov_thread *t)
 	t->remote_coll = NULL;
 	t->common_handle = 0;
 	collector_unref(c);
+}
+
+/* KCOV_RESET_TRACE by a remote owner: the count word goes to 0 under
+ * the collector's lock, so no merge in flight undoes it. */
+int ukcov__remote_reset_trace(struct ukcov_thread *t)
+{
+	struct ukcov_collector *c = t->remote_coll;
+
+	if (!c)
+		return -EINVAL;
+	busy_enter(t);
+	pthread_mutex_lock(&c->lock);
+	if (c->active)
+		__atomic_store_n(&c->d->buf[0], 0, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&c->lock);
+	busy_leave(t);
+	return 0;
 }
 
 /* ---- sections ---- */

@@ -209,6 +209,20 @@ static void expect_one_report(const char *msg, const char *handle,
 		     handle, where, why);
 }
 
+static long op_unique_enable(void *p)
+{
+	const struct kc_op *o = p;
+
+	return kc_req(o->k, o->fd, KCOV_UNIQUE_ENABLE, (unsigned long)o->arg);
+}
+
+static long op_reset_trace(void *p)
+{
+	const struct kc_op *o = p;
+
+	return kc_req(o->k, o->fd, KCOV_RESET_TRACE, 0);
+}
+
 /* A thread that is a remote owner: an actor that enabled fd for h. */
 struct owner_op {
 	const struct kc *k;
@@ -609,6 +623,8 @@ static void t_section_blocks_enable(const struct kc *k)
 	CHECK_ERR(actor_run(a, op_enable, &(struct kc_op){ k, ofd, 0 }), EBUSY);
 	CHECK_ERR(actor_run(a, op_remote_enable,
 			    &(struct owner_op){ k, ofd, USB(2) }), EBUSY);
+	CHECK_ERR(actor_run(a, op_unique_enable, &(struct kc_op){ k, ofd, 8 }),
+		  EBUSY);
 	CHECK_OK(actor_run(a, op_stop, NULL));
 	CHECK_OK(actor_run(a, op_enable, &(struct kc_op){ k, ofd, 0 }));
 	CHECK_OK(actor_run(a, op_disable, &(struct kc_op){ k, ofd, 0 }));
@@ -712,6 +728,27 @@ static void t_worker_exit_in_section(const struct kc *k)
 	(void)collector(k, h, &buf);
 	thread_run(op_start_and_exit, &h);
 	expect_only_pcs(buf, 2, (const void *)target_leaf2);
+}
+
+/* KCOV_RESET_TRACE by the remote owner empties the buffer (Linux: the
+ * collector's kcov->mode is its trace mode); sections append after. */
+static void t_reset_trace_owner(const struct kc *k)
+{
+	uint64_t *buf, h = USB(1);
+	int fd = collector(k, h, &buf);
+	struct actor *a = actor_start();
+
+	section_on_thread(h, target_leaf, 3);
+	CHECK_EQ(rec_count(buf), 3);
+	CHECK_ERR(kc_req(k, fd, KCOV_RESET_TRACE, 1), EINVAL);
+	CHECK_ERR(actor_run(a, op_reset_trace, &(struct kc_op){ k, fd, 0 }),
+		  EINVAL);				/* not the owner */
+	CHECK_EQ(rec_count(buf), 3);
+	CHECK_OK(kc_req(k, fd, KCOV_RESET_TRACE, 0));
+	CHECK_EQ(rec_count(buf), 0);
+	section_on_thread(h, target_leaf2, 2);
+	expect_only_pcs(buf, 2, (const void *)target_leaf2);
+	actor_stop(a);
 }
 
 /* ---- the merge (kcov_move_area) ---- */
@@ -1150,6 +1187,7 @@ void register_remote_tests(void)
 		{ "remote.signal_section_left_open", t_signal_section_left_open, 0, 0 },
 		{ "remote.signal_common_handle", t_signal_common_handle, 0, 0 },
 		{ "remote.stress", t_stress, 0, 0 },
+		{ "remote.reset_trace_owner", t_reset_trace_owner, 1, 0 },
 		{ "remote.enable_absurd_area", t_enable_absurd_area, 1, 0 },
 	};
 	unsigned i;
