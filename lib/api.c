@@ -87,10 +87,14 @@ int ukcov__do_ioctl(int fd, unsigned long req, unsigned long arg)
 	if (!d)
 		return -1;	/* errno EBADF or ENOTTY */
 	ukcov__signals_resync(&__ukcov_thread);
+	/* A signal handler's remote section must not wait for the block
+	 * lock this thread holds (remote.c). */
+	__ukcov_thread.remote_busy++;
 	pthread_mutex_lock(&ukcov__proc_lock);
 	stop_if_dying_locked(&__ukcov_thread);
 	if (ukcov__cb_lock(d->cb) != 0) {
 		pthread_mutex_unlock(&ukcov__proc_lock);
+		__ukcov_thread.remote_busy--;
 		errno = EIO;
 		return -1;
 	}
@@ -102,6 +106,7 @@ int ukcov__do_ioctl(int fd, unsigned long req, unsigned long arg)
 	}
 	ukcov__cb_unlock(d->cb);
 	pthread_mutex_unlock(&ukcov__proc_lock);
+	__ukcov_thread.remote_busy--;
 	if (rc < 0) {
 		errno = -rc;
 		return -1;

@@ -40,6 +40,11 @@ static int takeover_desc(struct ukcov_desc *d, int fd)
 	}
 	/* A remote owner's registrations lived in the old image: its
 	 * descriptor is released (docs/DESIGN.md, differences). */
+	if (cb->mode == UKCOV_MODE_REMOTE) {
+		/* Sections of other processes stop feeding it. */
+		ukcov__registry_remove(fd, cb->remote_gen);
+		cb->remote_gen++;
+	}
 	if ((cb->owner_tid == me || (cb->exec_tid && cb->owner_tid == cb->exec_tid))
 	    && cb->mode != UKCOV_MODE_REMOTE
 	    && !__ukcov_thread.owned && ukcov__map_buffer(d, fd) == 0) {

@@ -89,6 +89,12 @@ struct ukcov_cb {
 	uint64_t drops;			/* [W] records dropped, monotonic;
 					 * remote merges add atomically */
 	uint64_t drops_read;		/* [M] drops already reported */
+	uint64_t remote_gen;		/* [M] remote generation (Linux
+					 * kcov->sequence): bumped at
+					 * REMOTE_ENABLE and at its end */
+	uint64_t remote_area;		/* [M] a section's area, in words */
+	int32_t remote_mode;		/* [M] UKCOV_MODE_PC or _CMP */
+	int32_t remote_pad;
 	uint64_t uniq_words;		/* [M] bitmap words while RUNNING in a
 					 * unique mode (KCOV_UNIQUE_ENABLE),
 					 * 0 otherwise */
@@ -356,6 +362,21 @@ void ukcov__remote_fork_prepare(void);
 void ukcov__remote_fork_parent(void);
 void ukcov__remote_fork_child(void);
 int ukcov__thread_traces(const struct ukcov_thread *t);
+void ukcov__remote_process_exit(void);
+
+/* ---- registry.c: handles for the whole machine, per user ---- */
+struct ukcov_reg_entry {
+	int32_t pid;		/* the collector's process */
+	int32_t fd;		/* its descriptor there */
+	uint64_t start;		/* the process's start time */
+	uint64_t ino;		/* the descriptor's memfd inode */
+	uint64_t gen;		/* cb->remote_gen at registration */
+};
+int ukcov__registry_add(uint64_t handle, int fd, uint64_t ino, uint64_t gen);
+void ukcov__registry_remove(int fd, uint64_t gen);
+void ukcov__registry_remove_mine(void);
+int ukcov__registry_lookup(uint64_t handle, struct ukcov_reg_entry *out);
+void ukcov__registry_after_fork_child(void);
 int ukcov__thread_has_kcov(const struct ukcov_thread *t);
 int ukcov__remote_reset_trace(struct ukcov_thread *t);
 

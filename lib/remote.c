@@ -37,11 +37,14 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -53,16 +56,23 @@
 #define HANDLE_RESERVED (~(KCOV_SUBSYSTEM_MASK | KCOV_INSTANCE_MASK))
 #define REG_BUCKETS 64
 
+/* A collector: this process's own (the owner thread's), or a proxy
+ * for one in another process, found in the registry (registry.c).
+ * Either way it holds its own mapping of the descriptor's buffer and
+ * control block, so a section may outlive the owner's disable. */
 struct ukcov_collector {
-	pthread_mutex_t lock;
-	struct ukcov_desc *d;		/* [L] valid while active */
+	struct ukcov_cb *cb;		/* [I] own mapping */
+	uint64_t *buf;			/* [I] own mapping of the buffer */
+	size_t buf_bytes;		/* [I] */
 	uint64_t entries;		/* [I] the collector's buffer */
 	int mode;			/* [I] UKCOV_MODE_PC or _CMP */
 	uint64_t area_words;		/* [I] a section's area, in words */
-	uint64_t seq;			/* [R][L] generation, Linux sequence;
-					 * written holding both locks */
-	int active;			/* [L] registered, owner enabled */
-	int refs;			/* atomic: the owner + open sections */
+	int fd;				/* [I] the owner's fd (own collector) */
+	int refs;			/* atomic: owner or proxy cache, and
+					 * open sections */
+	/* Proxies only: which collector, [I]. */
+	int32_t pid;
+	uint64_t start, ino, gen;
 };
 
 struct reg_entry {
@@ -75,7 +85,8 @@ struct reg_entry {
  * Written by the owning thread only. */
 struct remote_section {
 	struct ukcov_collector *c;
-	uint64_t seq;			/* c->seq at start */
+	uint64_t seq;			/* the generation at start */
+	int mode;			/* the collector's, at start */
 	struct ukcov_hot hot;		/* the section's hot block */
 	struct ukcov_hot saved;		/* the thread's, back at stop */
 	uint64_t drops;			/* records the area could not hold */
@@ -220,42 +231,71 @@ static void report_ignored(enum ignored_why why, uint64_t handle,
 
 /* ---- collectors ---- */
 
-static void collector_unref(struct ukcov_collector *c)
+static void collector_free(struct ukcov_collector *c)
 {
-	if (__atomic_sub_fetch(&c->refs, 1, __ATOMIC_ACQ_REL) == 0) {
-		pthread_mutex_destroy(&c->lock);
-		munmap(c, page_round(sizeof(*c)));
-	}
+	if (c->buf)
+		munmap(c->buf, c->buf_bytes);
+	if (c->cb)
+		munmap(c->cb, UKCOV_CB_SIZE);
+	munmap(c, page_round(sizeof(*c)));
 }
 
-static struct ukcov_collector *collector_new(struct ukcov_desc *d, int mode,
+static void collector_unref(struct ukcov_collector *c)
+{
+	if (__atomic_sub_fetch(&c->refs, 1, __ATOMIC_ACQ_REL) == 0)
+		collector_free(c);
+}
+
+/* Map fd's block and buffer for a collector; 0 or -1. */
+static int collector_map(struct ukcov_collector *c, int fd)
+{
+	void *p;
+
+	c->cb = ukcov__cb_map(fd);
+	if (!c->cb)
+		return -1;
+	c->entries = c->cb->entries;
+	c->buf_bytes = c->cb->bytes;
+	p = ukcov__real_mmap(NULL, c->buf_bytes, PROT_READ | PROT_WRITE,
+			     MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		return -1;
+	c->buf = p;
+	return 0;
+}
+
+static struct ukcov_collector *collector_new(int fd, int mode,
 					     uint32_t area_size)
 {
 	struct ukcov_collector *c = map_anon(page_round(sizeof(*c)));
 
 	if (!c)
 		return NULL;
-	pthread_mutex_init(&c->lock, NULL);
-	c->d = d;
-	c->entries = d->cb->entries;
+	if (collector_map(c, fd) != 0) {
+		collector_free(c);
+		return NULL;
+	}
+	c->fd = fd;
 	c->mode = mode;
 	/* A section never holds more than the collector's buffer could
 	 * take in one merge: what is cut here is lost (and counted) the
 	 * same as what the merge would cut. */
 	c->area_words = area_size < c->entries ? area_size : c->entries;
-	c->seq = 1;
-	c->active = 1;
 	c->refs = 1;	/* the owner's */
 	return c;
 }
 
-/* Linux kcov_remote_reset: unregister every handle of c and bump the
- * generation, so that sections in flight are discarded at their stop. */
+/* Linux kcov_remote_reset: unregister every handle of c (here and in
+ * the machine's registry) and bump the generation, so that sections in
+ * flight are discarded at their stop.  Called with the block locked,
+ * which orders it with every merge. */
 static void collector_retire(struct ukcov_thread *t, struct ukcov_collector *c)
 {
 	struct reg_entry **pp, *e;
+	uint64_t gen = c->cb->remote_gen;
 	unsigned i;
 
+	ukcov__registry_remove(c->fd, gen);
 	busy_enter(t);
 	pthread_mutex_lock(&reg_lock);
 	for (i = 0; i < REG_BUCKETS; i++) {
@@ -272,11 +312,7 @@ static void collector_retire(struct ukcov_thread *t, struct ukcov_collector *c)
 			__atomic_and_fetch(&reg_nonempty, ~(1ULL << i),
 					   __ATOMIC_RELAXED);
 	}
-	pthread_mutex_lock(&c->lock);
-	c->active = 0;
-	c->seq++;
-	c->d = NULL;
-	pthread_mutex_unlock(&c->lock);
+	__atomic_store_n(&c->cb->remote_gen, gen + 1, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&reg_lock);
 	busy_leave(t);
 }
@@ -324,6 +360,22 @@ static int handle_valid(uint64_t h, int common_valid, int uncommon_valid)
 	return uncommon_valid;
 }
 
+/* kcov_check_handle then kcov_remote_add, here and for the machine. */
+static int register_one_locked(uint64_t h, struct ukcov_collector *c,
+			       int common)
+{
+	struct stat st;
+	int rc;
+
+	if (!handle_valid(h, common, !common))
+		return -EINVAL;
+	rc = reg_add_locked(h, c);
+	if (rc == 0 && fstat(c->fd, &st) == 0)
+		rc = ukcov__registry_add(h, c->fd, (uint64_t)st.st_ino,
+					 c->cb->remote_gen);
+	return rc;
+}
+
 static int register_handles(struct ukcov_thread *t, struct ukcov_collector *c,
 			    const struct kcov_remote_arg *ra)
 {
@@ -332,18 +384,10 @@ static int register_handles(struct ukcov_thread *t, struct ukcov_collector *c,
 
 	busy_enter(t);
 	pthread_mutex_lock(&reg_lock);
-	for (i = 0; i < ra->num_handles && rc == 0; i++) {
-		if (!handle_valid(ra->handles[i], 0, 1))
-			rc = -EINVAL;
-		else
-			rc = reg_add_locked(ra->handles[i], c);
-	}
-	if (rc == 0 && ra->common_handle) {
-		if (!handle_valid(ra->common_handle, 1, 0))
-			rc = -EINVAL;
-		else
-			rc = reg_add_locked(ra->common_handle, c);
-	}
+	for (i = 0; i < ra->num_handles && rc == 0; i++)
+		rc = register_one_locked(ra->handles[i], c, 0);
+	if (rc == 0 && ra->common_handle)
+		rc = register_one_locked(ra->common_handle, c, 1);
 	pthread_mutex_unlock(&reg_lock);
 	busy_leave(t);
 	return rc;
@@ -422,12 +466,16 @@ int ukcov__remote_enable_locked(struct ukcov_desc *d, int fd,
 		return rc;
 	}
 	mode = ra->trace_mode == KCOV_TRACE_PC ? UKCOV_MODE_PC : UKCOV_MODE_CMP;
-	rc = ukcov__map_buffer(d, fd);
-	c = rc ? NULL : collector_new(d, mode, ra->area_size);
+	c = collector_new(fd, mode, ra->area_size);
 	if (!c) {
 		free(ra);
 		return -ENOMEM;
 	}
+	/* A new generation: what other processes read to find and check
+	 * this collection (registry.c). */
+	d->cb->remote_gen++;
+	d->cb->remote_mode = mode;
+	d->cb->remote_area = c->area_words;
 	/* Linux commits the owner before it looks at the handles, and a
 	 * bad handle rolls everything back with kcov_disable. */
 	rc = ukcov__enable_locked(d, fd, UKCOV_MODE_REMOTE);
@@ -468,12 +516,8 @@ int ukcov__remote_reset_trace(struct ukcov_thread *t)
 
 	if (!c)
 		return -EINVAL;
-	busy_enter(t);
-	pthread_mutex_lock(&c->lock);
-	if (c->active)
-		__atomic_store_n(&c->d->buf[0], 0, __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&c->lock);
-	busy_leave(t);
+	/* The caller holds the block's lock, as every merge does. */
+	__atomic_store_n(&c->buf[0], 0, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -519,26 +563,133 @@ static void section_fill_hot(struct remote_section *s,
 		s->hot.cmp_area = area;
 }
 
-/* Take a reference on the collector of handle, or NULL. */
+/* ---- proxies: collectors of other processes ---- */
+
+#define PROXIES 16
+static struct ukcov_collector *proxies[PROXIES];	/* [R] */
+
+static int proxy_is(const struct ukcov_collector *c,
+		    const struct ukcov_reg_entry *e)
+{
+	return c->pid == e->pid && c->start == e->start && c->fd == e->fd &&
+	       c->ino == e->ino;
+}
+
+/* Open the collector's descriptor through /proc/<pid>/fd/<n>: the
+ * kernel allows it to a process that may ptrace-read the collector
+ * (the same user), never to another user.  The fd is closed once the
+ * buffer and block are mapped. */
+static struct ukcov_collector *proxy_open(const struct ukcov_reg_entry *e)
+{
+	struct ukcov_collector *c;
+	struct stat st;
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)e->pid,
+		 (int)e->fd);
+	fd = ukcov__real_open(path, O_RDWR | O_CLOEXEC, 0);
+	if (fd < 0)
+		return NULL;
+	c = NULL;
+	if (fstat(fd, &st) == 0 && (uint64_t)st.st_ino == e->ino &&
+	    ukcov__fd_looks_like_ukcov(fd) > 0 &&
+	    (c = map_anon(page_round(sizeof(*c)))) != NULL &&
+	    collector_map(c, fd) != 0) {
+		collector_free(c);
+		c = NULL;
+	}
+	ukcov__real_close(fd);
+	if (!c)
+		return NULL;
+	c->pid = e->pid;
+	c->start = e->start;
+	c->fd = e->fd;
+	c->ino = e->ino;
+	c->refs = 1;	/* the cache's */
+	return c;
+}
+
+/* The proxy for e, from the cache or opened now; a slot whose process
+ * is gone is reused.  Called with reg_lock held. */
+static struct ukcov_collector *proxy_get_locked(const struct ukcov_reg_entry *e)
+{
+	int i, victim = -1;
+
+	for (i = 0; i < PROXIES; i++) {
+		if (proxies[i] && proxy_is(proxies[i], e))
+			return proxies[i];
+		if (!proxies[i] && victim < 0)
+			victim = i;
+	}
+	if (victim < 0)
+		for (i = 0; i < PROXIES && victim < 0; i++)
+			if (kill(proxies[i]->pid, 0) != 0 && errno == ESRCH)
+				victim = i;
+	if (victim < 0)
+		return NULL;
+	if (proxies[victim]) {
+		collector_unref(proxies[victim]);
+		proxies[victim] = NULL;
+	}
+	proxies[victim] = proxy_open(e);
+	return proxies[victim];
+}
+
+/* The mode and area of a proxy come from the collector's block, read
+ * under its lock with the generation they belong to. */
+static int proxy_refresh(struct ukcov_collector *c, uint64_t gen)
+{
+	int ok;
+
+	if (ukcov__cb_lock(c->cb) != 0)
+		return 0;
+	ok = c->cb->remote_gen == gen && c->cb->state == UKCOV_ST_RUNNING &&
+	     c->cb->mode == UKCOV_MODE_REMOTE;
+	if (ok) {
+		c->mode = c->cb->remote_mode;
+		c->area_words = c->cb->remote_area;
+		c->gen = gen;
+	}
+	ukcov__cb_unlock(c->cb);
+	return ok;
+}
+
+/* Take a reference on the collector of handle, or NULL: this process's
+ * own first, then the machine's registry. */
 static struct ukcov_collector *collector_get(struct ukcov_thread *t,
 					     uint64_t handle, uint64_t *seq)
 {
-	struct ukcov_collector *c;
+	struct ukcov_collector *c = NULL;
+	struct ukcov_reg_entry e;
 
-	/* An empty bucket: nobody registered the handle.  A registration
-	 * racing with this start is no different from one just after. */
-	if (!(__atomic_load_n(&reg_nonempty, __ATOMIC_ACQUIRE) &
-	      (1ULL << reg_bucket(handle))))
-		return NULL;
 	busy_enter(t);
-	pthread_mutex_lock(&reg_lock);
-	c = reg_lookup_locked(handle);
-	if (c) {
-		__atomic_add_fetch(&c->refs, 1, __ATOMIC_RELAXED);
-		/* seq changes only under reg_lock too (collector_retire). */
-		*seq = c->seq;
+	/* An empty bucket: nobody here registered the handle.  A
+	 * registration racing with this start is no different from one
+	 * just after. */
+	if (__atomic_load_n(&reg_nonempty, __ATOMIC_ACQUIRE) &
+	    (1ULL << reg_bucket(handle))) {
+		pthread_mutex_lock(&reg_lock);
+		c = reg_lookup_locked(handle);
+		if (c) {
+			__atomic_add_fetch(&c->refs, 1, __ATOMIC_RELAXED);
+			/* Changes only under reg_lock too (retire). */
+			*seq = __atomic_load_n(&c->cb->remote_gen,
+					       __ATOMIC_RELAXED);
+		}
+		pthread_mutex_unlock(&reg_lock);
 	}
-	pthread_mutex_unlock(&reg_lock);
+	if (!c && ukcov__registry_lookup(handle, &e) == 0) {
+		pthread_mutex_lock(&reg_lock);
+		c = proxy_get_locked(&e);
+		if (c && proxy_refresh(c, e.gen)) {
+			__atomic_add_fetch(&c->refs, 1, __ATOMIC_RELAXED);
+			*seq = e.gen;
+		} else {
+			c = NULL;
+		}
+		pthread_mutex_unlock(&reg_lock);
+	}
 	busy_leave(t);
 	return c;
 }
@@ -566,6 +717,7 @@ static void section_open(struct ukcov_thread *t, int depth, uint64_t handle)
 	area[0] = 0;
 	s->drops = 0;
 	s->seq = seq;
+	s->mode = c->mode;
 	section_fill_hot(s, c, area);
 	ukcov__thread_save_hot(t, &s->saved);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -622,11 +774,11 @@ UKCOV_EXPORT void ukcov_remote_start_common(uint32_t id)
  * buffer, truncated to its free space; a count word beyond the
  * capacity is garbage and nothing is copied.  What is lost is added to
  * the descriptor's drop count. */
-static void merge_locked(struct ukcov_collector *c, const uint64_t *src,
-			 uint64_t n, uint64_t lost)
+static void merge_locked(struct ukcov_collector *c, int mode,
+			 const uint64_t *src, uint64_t n, uint64_t lost)
 {
-	uint64_t *dst = c->d->buf;
-	uint64_t words = c->mode == UKCOV_MODE_CMP ? 4 : 1;
+	uint64_t *dst = c->buf;
+	uint64_t words = mode == UKCOV_MODE_CMP ? 4 : 1;
 	uint64_t cap = (c->entries - 1) / words;
 	uint64_t len = __atomic_load_n(&dst[0], __ATOMIC_RELAXED), k = 0;
 
@@ -637,7 +789,23 @@ static void merge_locked(struct ukcov_collector *c, const uint64_t *src,
 	}
 	lost += n - k;
 	if (lost)
-		__atomic_add_fetch(&c->d->cb->drops, lost, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&c->cb->drops, lost, __ATOMIC_RELAXED);
+}
+
+/* Merge under the descriptor's own lock, which every process holding
+ * it shares and which disable and exit hold when they end the
+ * generation: Linux's "sequence == kcov->sequence && kcov->remote". */
+static void merge_if_current(struct ukcov_collector *c, uint64_t seq, int mode,
+			     const uint64_t *area, uint64_t n, uint64_t lost)
+{
+	struct ukcov_cb *cb = c->cb;
+
+	if (ukcov__cb_lock(cb) != 0)
+		return;
+	if (cb->remote_gen == seq && cb->state == UKCOV_ST_RUNNING &&
+	    cb->mode == UKCOV_MODE_REMOTE)
+		merge_locked(c, mode, area, n, lost);
+	ukcov__cb_unlock(cb);
 }
 
 /* Close the section at s: the thread gets its saved block back, then
@@ -661,10 +829,7 @@ static void section_close(struct ukcov_thread *t, struct remote_section *s)
 	lost = __atomic_load_n(&s->drops, __ATOMIC_RELAXED);
 	/* An empty section has nothing to merge or count. */
 	if (n || lost) {
-		pthread_mutex_lock(&c->lock);
-		if (c->active && c->seq == s->seq)
-			merge_locked(c, area, n, lost);
-		pthread_mutex_unlock(&c->lock);
+		merge_if_current(c, s->seq, s->mode, area, n, lost);
 	}
 	collector_unref(c);
 	busy_leave(t);
@@ -720,6 +885,12 @@ void ukcov__remote_thread_exit(struct ukcov_thread *t)
 	munmap(rt, page_round(sizeof(*rt)));
 }
 
+/* exit(): this process's registrations leave the machine's registry. */
+void ukcov__remote_process_exit(void)
+{
+	ukcov__registry_remove_mine();
+}
+
 /* ---- fork ---- */
 
 void ukcov__remote_fork_prepare(void)
@@ -744,6 +915,7 @@ void ukcov__remote_fork_child(void)
 	pthread_mutex_init(&reg_lock, NULL);
 	memset(reg_table, 0, sizeof(reg_table));
 	reg_nonempty = 0;
+	ukcov__registry_after_fork_child();
 	t->remote_coll = NULL;
 	t->remote_busy = 0;
 	if (t->rt)

@@ -257,14 +257,16 @@ static void thread_exit_release(struct ukcov_thread *t)
 {
 	struct ukcov_desc *d = t->owned;
 
-	/* A section still open is stopped (merged); a remote owner's
-	 * handles are unregistered (Linux kcov_task_exit). */
-	ukcov__remote_thread_exit(t);
 	if (d && ukcov__cb_lock(d->cb) == 0) {
+		/* A remote owner's handles are unregistered (Linux
+		 * kcov_task_exit), under the block's lock as merges are. */
+		ukcov__remote_owner_reset(t);
 		if (ukcov__owned_by_me_locked(d->cb))
 			ukcov__release_owner_locked(d->cb);
 		ukcov__cb_unlock(d->cb);
 	}
+	/* A section still open is stopped (merged), the areas go. */
+	ukcov__remote_thread_exit(t);
 	ukcov__thread_disarm(t);
 	if (t->follow_area)
 		ukcov__follow_flush_locked(t, 1);
@@ -299,6 +301,7 @@ static void process_exit_handler(void)
 	struct ukcov_thread *t;
 
 	ukcov__modules_snapshot();
+	ukcov__remote_process_exit();
 	/* exit() called from a signal handler that interrupted us inside
 	 * the lock must not deadlock: the owner-dead check will release
 	 * the descriptors instead. */

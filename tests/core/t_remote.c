@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -1028,8 +1029,9 @@ struct st_worker {
 
 /* Section j of worker w goes to collector (w + j) % N with 1..3 PCs of
  * that collector's function; every 97th section forks a child that
- * runs a section too (its registrations are not the parent's: nothing
- * arrives).  Collector 2 is gone in phase 1: its sections are no-ops. */
+ * runs a section of 5 PCs too, which reaches the parent's collector
+ * through the machine's registry.  Collector 2 is gone in phase 1: its
+ * sections are no-ops. */
 static void *st_worker_main(void *p)
 {
 	struct st_worker *w = p;
@@ -1055,6 +1057,10 @@ static void *st_worker_main(void *p)
 			}
 			if (pid < 0 || wait_status(pid) != 0)
 				FAIL("fork child: %d", pid);
+			/* Its section reached the parent's collector
+			 * through the machine's registry. */
+			if (!(w->phase == 1 && c == 2))
+				w->sent[c] += 5;
 		}
 	}
 	return NULL;
@@ -1153,6 +1159,258 @@ static void t_enable_absurd_area(const struct kc *k)
 	CHECK_EQ(kc_dropped(k, fd), 600 - (KC_ENTRIES - 1));
 }
 
+/* ---- across processes (the machine's registry, registry.c) ---- */
+
+/* One section of one target_leaf in a fork child, which must exit 0. */
+static void section_in_child(uint64_t h)
+{
+	struct peer p;
+
+	if (peer_fork(&p) == 0) {
+		ukcov_remote_start(h);
+		target_leaf();
+		ukcov_remote_stop();
+		_exit(0);
+	}
+	expect_exit0(p.pid);
+}
+
+/* A fork child's sections reach the parent's collector, by a global
+ * handle and by the inherited common handle (syzkaller's fork server:
+ * kcov_handle is inherited, the table is the system's). */
+static void t_xproc_fork_child(const struct kc *k)
+{
+	uint64_t *buf, h = USB(1);
+	int fd = kc_setup(k, KC_ENTRIES, &buf);
+	struct peer p;
+
+	CHECK_OK(remote_enable(k, fd, 0, KC_ENTRIES, COMMON(0x42), 1, &h));
+	if (peer_fork(&p) == 0) {
+		ukcov_remote_start(h);
+		call_n(target_leaf, 2);
+		ukcov_remote_stop();
+		ukcov_remote_start(ukcov_common_handle());
+		target_leaf2();
+		ukcov_remote_stop();
+		_exit(ukcov_common_handle() == COMMON(0x42) ? 0 : 1);
+	}
+	expect_exit0(p.pid);
+	CHECK_EQ(rec_count(buf), 3);
+	expect_pcs_in(buf, 0, 2, (const void *)target_leaf);
+	expect_pcs_in(buf, 2, 1, (const void *)target_leaf2);
+	/* After the disable, a child's section finds nothing. */
+	kc_disable_ok(k, fd);
+	rec_reset(buf);
+	section_in_child(h);
+	CHECK_EQ(rec_count(buf), 0);
+}
+
+/* A collector process: enables fd for h, tells the parent, waits. */
+static void collector_child(const struct kc *k, int fd, uint64_t h,
+			    const struct peer *p)
+{
+	if (remote_enable1(k, fd, h) != 0)
+		_exit(2);
+	peer_tell(p);
+	peer_wait(p);
+	_exit(kc_disable(k, fd) == 0 ? 0 : 3);
+}
+
+/* A handle is registered once for the machine: EEXIST while another
+ * process's collector has it, free again after its disable. */
+static void t_xproc_eexist(const struct kc *k)
+{
+	uint64_t *buf, *cbuf, h = USB(1);
+	int fd = kc_setup(k, KC_ENTRIES, &buf);
+	int cfd = kc_setup(k, KC_ENTRIES, &cbuf);
+	struct peer p;
+
+	if (peer_fork(&p) == 0)
+		collector_child(k, cfd, h, &p);
+	peer_wait(&p);
+	CHECK_ERR(remote_enable1(k, fd, h), EEXIST);
+	expect_ready_state(k, fd, buf);
+	rec_reset(buf);
+	/* The child's collector gets this process's sections. */
+	section_on_thread(h, target_leaf3, 2);
+	expect_only_pcs(cbuf, 2, (const void *)target_leaf3);
+	peer_tell(&p);
+	expect_exit0(p.pid);
+	CHECK_OK(remote_enable1(k, fd, h));
+	section_on_thread(h, target_leaf, 1);
+	expect_only_pcs(buf, 1, (const void *)target_leaf);
+}
+
+/* A collector killed with SIGKILL: its registration is reclaimed by
+ * the next REMOTE_ENABLE of the handle; a section open across the kill
+ * loses its own coverage and nothing else. */
+static void t_xproc_killed_collector(const struct kc *k)
+{
+	uint64_t *buf, *cbuf, *obuf, h = USB(1), h2 = USB(2);
+	int fd = kc_setup(k, KC_ENTRIES, &buf);
+	int cfd = kc_setup(k, KC_ENTRIES, &cbuf);
+	int ofd = kc_setup(k, KC_ENTRIES, &obuf);
+	struct actor *w = actor_start(), *o = actor_start();
+	struct peer p;
+
+	CHECK_OK(actor_run(o, op_remote_enable, &(struct owner_op){ k, ofd, h2 }));
+	if (peer_fork(&p) == 0)
+		collector_child(k, cfd, h, &p);
+	peer_wait(&p);
+	CHECK_OK(actor_run(w, op_start, &h));
+	CHECK_OK(actor_run(w, op_leaf, &(struct kc_op){ k, -1, 2 }));
+	CHECK_OK(kill(p.pid, SIGKILL));
+	CHECK(WIFSIGNALED(wait_status(p.pid)));
+	CHECK_OK(actor_run(w, op_stop, NULL));
+	section_on_thread(h2, target_leaf2, 1);	/* others unaffected */
+	expect_only_pcs(obuf, 1, (const void *)target_leaf2);
+	CHECK_OK(remote_enable1(k, fd, h));	/* reclaimed */
+	section_on_thread(h, target_leaf3, 2);
+	expect_only_pcs(buf, 2, (const void *)target_leaf3);
+	actor_stop(w);
+	actor_stop(o);
+}
+
+/* Another user can neither read nor write a collector's buffer: the
+ * kernel refuses /proc/<pid>/fd/<n> and the registry file; its
+ * sections reach nothing.  A same-user child is the control. */
+static void t_xproc_other_user(const struct kc *k)
+{
+	uint64_t *buf, h = USB(1);
+	int fd = kc_setup(k, KC_ENTRIES, &buf);
+	const char *reg_path = getenv("UKCOV_REGISTRY");
+	char path[64];
+	struct peer p;
+
+	if (geteuid() != 0) {
+		/* Only root can become another user here: the check is
+		 * the same user's control below. */
+		reg_path = NULL;
+	}
+	CHECK_OK(remote_enable1(k, fd, h));
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)getpid(), fd);
+	if (reg_path && peer_fork(&p) == 0) {
+		int e1, e2, e3;
+		int null = open("/dev/null", O_WRONLY);
+
+		/* Its runtime reports the registry it may not open. */
+		if (null < 0 || dup2(null, 2) < 0)
+			_exit(9);
+		if (setgid(65534) != 0 || setuid(65534) != 0)
+			_exit(10);
+		e1 = open(path, O_RDWR) < 0 ? errno : 0;
+		e2 = open(path, O_RDONLY) < 0 ? errno : 0;
+		e3 = open(reg_path, O_RDWR) < 0 ? errno : 0;
+		ukcov_remote_start(h);
+		target_leaf();
+		ukcov_remote_stop();
+		_exit(e1 == EACCES && e2 == EACCES && e3 == EACCES ? 0 : 11);
+	}
+	if (reg_path)
+		expect_exit0(p.pid);
+	CHECK_EQ(rec_count(buf), 0);
+	section_in_child(h);
+	expect_only_pcs(buf, 1, (const void *)target_leaf);
+}
+
+/* A registry that is not this user's 0600 file of the right size and
+ * magic is not used (reported once) and left as it is: coverage stays
+ * in the process. */
+static void registry_refused(const struct kc *k, int variant)
+{
+	static const char *const why[] = {
+		"mode is not 0600", "wrong size", "corrupt header",
+		"owned by another user",
+	};
+	char dir[64], file[96], msg[1024], before[256], after[256];
+	uint64_t *buf, h = USB(1);
+	int fd = kc_setup(k, KC_ENTRIES, &buf), rfd;
+
+	snprintf(dir, sizeof(dir), "/tmp/ukcov-badreg.XXXXXX");
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(file, sizeof(file), "%s/registry", dir);
+	rfd = open(file, O_RDWR | O_CREAT | O_EXCL, 0600);
+	CHECK(rfd >= 0);
+	memset(before, 0x5a, sizeof(before));
+	CHECK_EQ(write(rfd, before, sizeof(before)), sizeof(before));
+	if (variant != 1)	/* the others have the right size */
+		CHECK_OK(ftruncate(rfd, 8 * 8 + 1024 * 40));
+	if (variant == 0)
+		CHECK_OK(fchmod(rfd, 0644));
+	if (variant == 3)
+		CHECK_OK(fchown(rfd, 65534, 65534));
+	close(rfd);
+	setenv("UKCOV_REGISTRY", file, 1);
+	capture_stderr_begin();
+	CHECK_OK(remote_enable1(k, fd, h));
+	capture_stderr_end(msg, sizeof(msg));
+	if (!strstr(msg, "remote registry") || !strstr(msg, why[variant]))
+		FAIL("report \"%s\" lacks \"%s\"", msg, why[variant]);
+	section_on_thread(h, target_leaf, 1);		/* in-process */
+	expect_only_pcs(buf, 1, (const void *)target_leaf);
+	section_in_child(h);
+	CHECK_EQ(rec_count(buf), 1);			/* nothing came */
+	rfd = open(file, O_RDONLY);
+	CHECK(rfd >= 0);
+	CHECK_EQ(read(rfd, after, sizeof(after)), sizeof(after));
+	CHECK(memcmp(before, after, sizeof(after)) == 0);
+	close(rfd);
+	unlink(file);
+	rmdir(dir);
+}
+
+static void t_registry_mode(const struct kc *k)
+{
+	registry_refused(k, 0);
+}
+
+static void t_registry_truncated(const struct kc *k)
+{
+	registry_refused(k, 1);
+}
+
+static void t_registry_corrupt(const struct kc *k)
+{
+	registry_refused(k, 2);
+}
+
+static void t_registry_foreign(const struct kc *k)
+{
+	if (geteuid() == 0)
+		registry_refused(k, 3);
+	else
+		registry_refused(k, 0);	/* cannot chown: the mode case */
+}
+
+/* Every run of the suite has a registry of its own (UKCOV_REGISTRY),
+ * removed by the process that made it. */
+static char reg_dir[64];
+static pid_t reg_maker;
+
+static void registry_cleanup(void)
+{
+	char path[128];
+
+	if (getpid() != reg_maker)
+		return;
+	snprintf(path, sizeof(path), "%s/registry", reg_dir);
+	unlink(path);
+	rmdir(reg_dir);
+}
+
+static void private_registry(void)
+{
+	char path[128];
+
+	snprintf(reg_dir, sizeof(reg_dir), "/tmp/ukcov-reg.XXXXXX");
+	if (!mkdtemp(reg_dir))
+		return;
+	snprintf(path, sizeof(path), "%s/registry", reg_dir);
+	setenv("UKCOV_REGISTRY", path, 1);
+	reg_maker = getpid();
+	atexit(registry_cleanup);
+}
+
 void register_remote_tests(void)
 {
 	static const struct {
@@ -1188,10 +1446,19 @@ void register_remote_tests(void)
 		{ "remote.signal_common_handle", t_signal_common_handle, 0, 0 },
 		{ "remote.stress", t_stress, 0, 0 },
 		{ "remote.reset_trace_owner", t_reset_trace_owner, 1, 0 },
+		{ "remote.xproc_fork_child", t_xproc_fork_child, 0, 0 },
+		{ "remote.xproc_eexist", t_xproc_eexist, 0, 0 },
+		{ "remote.xproc_killed_collector", t_xproc_killed_collector, 0, 0 },
+		{ "remote.xproc_other_user", t_xproc_other_user, 0, 0 },
+		{ "remote.registry_mode", t_registry_mode, 0, 0 },
+		{ "remote.registry_truncated", t_registry_truncated, 0, 0 },
+		{ "remote.registry_corrupt", t_registry_corrupt, 0, 0 },
+		{ "remote.registry_foreign", t_registry_foreign, 0, 0 },
 		{ "remote.enable_absurd_area", t_enable_absurd_area, 1, 0 },
 	};
 	unsigned i;
 
+	private_registry();
 	/* The annotations are the native API; the ioctl also runs through
 	 * the interposed open()/ioctl() of /sys/kernel/debug/kcov. */
 	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {

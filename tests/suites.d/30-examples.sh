@@ -7,6 +7,10 @@
 # lint-clean.  Needs "make test-prep" (or "make examples") first.
 . tests/lib.sh
 EX=$B/examples
+# The remote examples register handles: in a registry of this run's own,
+# not the user's (other runs may go on at the same time).
+UKCOV_REGISTRY=$T/registry
+export UKCOV_REGISTRY
 
 # Run a built example, which must exit 0, with the dynamic loader's
 # auxv dump in front of its output ($T/out), so that the PIE load bias
