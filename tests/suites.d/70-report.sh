@@ -123,27 +123,26 @@ n=0; for p in r-gcc-dump/index.html r-gcc-dump/f/*.html; do
 		grep -q "Generated 2023-11-14 22:13:20 UTC by ukcov $VERSION" "$p" && n=$((n + 1))
 done
 same "every page names the inputs, build-id, date (SOURCE_DATE_EPOCH) and version" "$n" 3
-grep -q ".sancov $SAN" r-sancov-binary/index.html && ok "the .sancov input is named" || bad "sancov named"
+grep -q ".sancov $SAN" r-sancov-binary/index.html && ok "the .sancov input is named" || bad "sancov named" "not as expected"
 "$U" report -o again g1.dump prog_gcc 2>/dev/null
 check "deterministic: the same inputs give the same bytes" diff -r r-gcc-dump again
 grep -q '<th>points</th>' again/index.html || true
 mkdir -p again/f && echo old >again/f/9-gone.c.html && echo keep >again/f/notes.txt
 "$U" report -o again g1.dump prog_gcc 2>/dev/null
-[ ! -e again/f/9-gone.c.html ] && [ -f again/f/notes.txt ] && ok "a page of an earlier report is removed, nothing else" || bad "stale pages"
+[ ! -e again/f/9-gone.c.html ] && [ -f again/f/notes.txt ] && ok "a page of an earlier report is removed, nothing else" || bad "stale pages" "not as expected"
 printf '{"covered-points": ["1"], "binary-hash": "", "point-symbol-info": {"%s/src/main.c": {"f": {"1": "0:0"}, "g": {"2": "3:1"}}}}' "$T" >l0.symcov
 "$U" report -o r-l0 l0.symcov 2>/dev/null
 grep -q '<tr class=c><td><a>f</a></td><td class=n data-v=0>-</td>' r-l0/f/1-main.c.html && grep -q '<a href="#L3">g</a>' r-l0/f/1-main.c.html &&
 	ok "a function without a line links nowhere" || bad "line-0 function" "$(grep -o '<tr class=.>.*</tr>' r-l0/f/1-main.c.html)"
 "$U" report -o one.html g1.dump prog_gcc && [ -f one.html ] && grep -q 'class="notcovered">.*never_called' one.html &&
-	ok "-o FILE.html: still the single page" || bad "-o FILE.html"
-
+	ok "-o FILE.html: still the single page" || bad "-o FILE.html" "not as expected"
 # Bad input: missing sources, no debug info, an unwritable directory.
 expect "missing sources: a warning, pages that say so" 0 \
 	"ukcov: warning: 2 source files not found; their pages say so (--source-root DIR, --strip-path-prefix P)" \
 	"$U" report --strip-path-prefix="$T/" --source-root /nonexistent -o r-missing g1.dump prog_gcc
 grep -q 'Source not available: <code>/nonexistent/src/main.c</code> (No such file or directory' r-missing/f/*-main.c.html &&
 	grep -q '<a id=L22 href="#L22">    22</a> <span class=h>   0/2   </span>' r-missing/f/*-main.c.html &&
-	ok "missing source page keeps the lines and counts" || bad "missing source page"
+	ok "missing source page keeps the lines and counts" || bad "missing source page" "not as expected"
 strip --strip-debug -o prog_nodebug prog_gcc	# same build-id: g1.dump matches
 "$U" report -o r-nodebug g1.dump prog_nodebug 2>"$T/nd.err"
 grep -q "prog_nodebug: no DWARF debug info" "$T/nd.err" && grep -q 'have no source line: no DWARF debug info' r-nodebug/index.html &&
@@ -151,12 +150,16 @@ grep -q "prog_nodebug: no DWARF debug info" "$T/nd.err" && grep -q 'have no sour
 expect "unwritable output directory" 1 "ukcov: error: /proc/nope: cannot create the report directory: No such file or directory" \
 	"$U" report -o /proc/nope g1.dump prog_gcc
 
+# Scripts off: the HTML itself holds the tables, in path order (the
+# script only sorts; headless Chromium neither dumps nor shoots a page
+# with scripts disabled).
+same "scripts off: files table in path order" "$(grep -o '<a href="f/[^"]*">[^<]*</a>' r-gcc-dump/index.html | sed 's/.*">//; s/<.*//' | tr '\n' ' ')" "lib.c main.c "
+
 # Screenshots (artifacts), then the page sorted by a click.
 mkdir -p "$ART"
 chrome --window-size=1200,800 --screenshot="$ART/index.png" "file://$T/r-gcc-dump/index.html" >/dev/null &&
 	chrome --window-size=1200,1300 --screenshot="$ART/file.png" "file://$T/$(ls r-gcc-dump/f/*-main.c.html)" >/dev/null
-[ -s "$ART/index.png" ] && [ -s "$ART/file.png" ] && ok "screenshots in $B/report-artifacts" || bad "screenshots"
-
+[ -s "$ART/index.png" ] && [ -s "$ART/file.png" ] && ok "screenshots in $B/report-artifacts" || bad "screenshots" "not as expected"
 # ---- serve -----------------------------------------------------------------
 # start_serve OUT ARGS...: sets SPID and URL (bounded wait for the line).
 start_serve() {
@@ -188,6 +191,8 @@ for c in "400 ../etc/passwd" "400 %2e%2e/etc/passwd" "400 source/../../etc/passw
 	same "hostile path /$(echo "${c#* }" | cut -c1-40) -> ${c%% *}" "$(code "$URL${c#* }")" "${c%% *}"
 done
 same "POST -> 405" "$(code -X POST "$URL")" 405
+same "HEAD of the index: 200, its length, no body" "$(curl -s -m 5 -I "$URL" | tr -d '\r' | awk -F': ' 'tolower($1)=="content-length"{print $2}') $(curl -s -m 5 --head "$URL" -o /dev/null -w '%{size_download}')" \
+	"$(wc -c <served.html | tr -d ' ') 0"
 # An idle connection is closed by the server (5 s timeout).
 python3 - "${URL#http://}" >"$T/to" 2>&1 <<'EOF'
 import socket, sys, time
