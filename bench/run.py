@@ -54,6 +54,10 @@ CONFIGS = [
      "ukcov static, unique PC (KCOV_UNIQUE_ENABLE, 4096-word bitmap), 4 MiB"),
     ("ukc.cuniq", "ukc", ["-k", "ukcov", "-m", "cmp-unique", "-w", str(DROP_WORDS)],
      "ukcov static, unique CMP, 4 MiB"),
+    ("crtg", "crtg", [], "trace-pc-guard, compiler-rt's runtime (first PC per guard)"),
+    ("ukg.off", "ukg", [], "trace-pc-guard, ukcov static, off"),
+    ("ukg.uniq", "ukg", ["-k", "ukcov", "-m", "unique", "-w", str(DROP_WORDS)],
+     "trace-pc-guard, ukcov static, unique PC (bit g = guard g), 4 MiB"),
 ]
 DESC = {c[0]: c[3] for c in CONFIGS}
 COMPILERS = ["gcc", "clang"]
@@ -73,6 +77,9 @@ TARGETS = [
         ("uk.uniq", "uk.pc.64M")], 1.00),
     ("(not a target) unique PC vs the empty callback", [("uk.uniq", "b0")], 1.10),
     ("(not a target) unique CMP vs CMP tracing (4 MiB, drop)", [("ukc.cuniq", "ukc.cmp")], 1.00),
+    ("U2 unique on guard builds within 10% of compiler-rt's guard runtime", [
+        ("ukg.uniq", "crtg")], 1.10),
+    ("(not a target) guard build, off, vs compiler-rt's guard runtime", [("ukg.off", "crtg")], 1.10),
 ]
 
 # Bytes each configuration writes into the shared buffer per run: a record

@@ -9,12 +9,15 @@
 # Compile sets (every file of a workload, driver included, gets the flags):
 #   G0 gcc -O2             GP gcc trace-pc        GPC gcc trace-pc,trace-cmp
 #   C0 clang -O2           CP clang trace-pc      CPC clang trace-pc,trace-cmp
+#   CG clang trace-pc-guard
 # Linked variants, per compiler cc (bin/WORKLOAD/VARIANT_cc):
 #   a      uninstrumented                      b0     trace-pc + empty callbacks
 #   ref    trace-pc + rt/refcov.c (append)     uk     trace-pc + libukcov.a
 #   uks    trace-pc + -lukcov (linker script)  ukplt  trace-pc + libukcov.so.0 (PLT)
 #   b0c    trace-pc,trace-cmp + empty          refc   trace-pc,trace-cmp + refcov
 #   ukc    trace-pc,trace-cmp + libukcov.a
+# and, clang only: crtg (trace-pc-guard + compiler-rt's guard runtime),
+#   ukg (trace-pc-guard + libukcov.a)
 
 B      ?= build
 CACHE  ?= bench/.cache
@@ -52,7 +55,9 @@ SET_F_GPC  := -fsanitize-coverage=trace-pc,trace-cmp
 SET_F_C0   :=
 SET_F_CP   := -fsanitize-coverage=trace-pc
 SET_F_CPC  := -fsanitize-coverage=trace-pc,trace-cmp
-SETS       := G0 GP GPC C0 CP CPC
+SET_CC_CG  := clang
+SET_F_CG   := -fsanitize-coverage=trace-pc-guard
+SETS       := G0 GP GPC C0 CP CPC CG
 
 # objs WORKLOAD SET
 objs = $(patsubst %.c,$(OBJ)/$(1)/$(2)/%.o,$(notdir $($(1)_SRCS)))
@@ -117,9 +122,25 @@ endef
 $(foreach w,$(WORKLOADS),$(eval $(call link_rules,$(w),gcc,GP,GPC)))
 $(foreach w,$(WORKLOADS),$(eval $(call link_rules,$(w),clang,CP,CPC)))
 
+# Guard builds (clang trace-pc-guard), for unique coverage against
+# compiler-rt's own guard runtime: crtg links clang's ubsan_standalone
+# runtime, whose sanitizer_common __sanitizer_cov_trace_pc_guard keeps
+# the first PC of each guard (the code itself has no ubsan checks);
+# ukg links libukcov.a.
+define guard_rules
+$(OUT)/bin/$(1)/crtg_clang: $(call objs,$(1),CG)
+	@mkdir -p $$(@D)
+	clang -fsanitize=undefined $$^ $(LDLIBS) -o $$@
+$(OUT)/bin/$(1)/ukg_clang: $(call objs,$(1),CG) $(UKCOV_A)
+	@mkdir -p $$(@D)
+	clang $$^ $(LDLIBS) -lpthread -o $$@
+endef
+$(foreach w,$(WORKLOADS),$(eval $(call guard_rules,$(w))))
+
 VARIANTS := a b0 ref uk uks ukplt b0c refc ukc
 BINS := $(foreach w,$(WORKLOADS),$(foreach v,$(VARIANTS),$(foreach c,gcc clang,\
-          $(OUT)/bin/$(w)/$(v)_$(c))))
+          $(OUT)/bin/$(w)/$(v)_$(c)))) \
+        $(foreach w,$(WORKLOADS),$(OUT)/bin/$(w)/crtg_clang $(OUT)/bin/$(w)/ukg_clang)
 # Plain-build variants only, for working without the runtime (BENCH_NO_UKCOV=1).
 ifneq ($(BENCH_NO_UKCOV),)
 BINS := $(filter-out $(OUT)/bin/%/uk_gcc $(OUT)/bin/%/uk_clang $(OUT)/bin/%/uks_gcc \

@@ -85,6 +85,19 @@ trace_pc_unique(struct ukcov_thread *t, uint64_t *area, uint64_t pc,
 	}
 }
 
+/* The unique path of trace_pc, out of line (a tail call) so that the
+ * plain trace keeps its one-compare test; a seen point returns after
+ * one bitmap word and one key. */
+static __attribute__((noinline)) void
+trace_pc_unique_check(struct ukcov_thread *t, uint64_t *area, uint64_t pc)
+{
+	uint64_t i = uniq_pc_slot(t, pc);
+
+	if (likely(uniq_seen_at(t, pc, i)))
+		return;
+	trace_pc_unique(t, area, pc, i);
+}
+
 /*
  * The layout of every callback (docs/PERFORMANCE.md, "Tracing-off
  * layout"): tracing off is the fall-through, so a thread that does not
@@ -105,7 +118,7 @@ CALLBACK void __sanitizer_cov_trace_pc(void)
 	 * (lib/unique.c), and taken as a tail call, so that the plain
 	 * trace pays one load and one branch for it. */
 	if (unlikely(t->uniq_bits != NULL)) {
-		trace_pc_unique(t, area, RET_IP(), uniq_pc_slot(t, RET_IP()));
+		trace_pc_unique_check(t, area, RET_IP());
 		return;
 	}
 	pc_record(t, area, RET_IP());
@@ -144,9 +157,12 @@ guard_hit(const uint32_t *guard, uint32_t on, uint64_t pc)
 		if (area == NULL)
 			return;
 		/* Unique mode: bit g is guard g (KCOV_UNIQUE_ENABLE). */
-		if (unlikely(t->uniq_bits != NULL))
-			trace_pc_unique(t, area, pc, uniq_guard_slot(t, g, pc));
-		else
+		if (unlikely(t->uniq_bits != NULL)) {
+			uint64_t i = uniq_guard_slot(t, g, pc);
+
+			if (!uniq_seen_at(t, pc, i))
+				trace_pc_unique(t, area, pc, i);
+		} else
 			pc_record(t, area, pc);
 	}
 }

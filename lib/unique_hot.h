@@ -50,6 +50,15 @@ uniq_claim_pc_at(struct ukcov_thread *t, uint64_t pc, uint64_t i)
 	return UNIQ_FULL;
 }
 
+/* The common case, inline in the callback: the first slot probed
+ * holds this PC, so it was seen since the last reset.  One bitmap
+ * word and one key load. */
+static inline __attribute__((always_inline)) int
+uniq_seen_at(const struct ukcov_thread *t, uint64_t pc, uint64_t i)
+{
+	return (t->uniq_bits[i >> 6] >> (i & 63) & 1) && t->uniq_keys[i] == pc;
+}
+
 /* trace-pc: the probe starts where the PC's hash says. */
 static inline __attribute__((always_inline)) uint64_t
 uniq_pc_slot(const struct ukcov_thread *t, uint64_t pc)
