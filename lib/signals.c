@@ -22,11 +22,20 @@
 
 #define NSIG_MAX 65
 
-/* The program's view of each signal's action.  [a]: read by the
- * trampoline, written under signals blocked plus a spinlock. */
-static struct sigaction user_action[NSIG_MAX];
-static int user_wrapped[NSIG_MAX];
+/*
+ * The program's view of each signal's action, kept in step with the
+ * kernel's disposition (the trampoline or not).
+ * [L] written under table_lock, taken with every signal blocked (so a
+ *     handler never spins on a lock its own thread holds); table_seq is
+ *     odd while a writer is inside.
+ * [S] read without the lock by the trampoline, as a seqlock: copy,
+ *     then retry if table_seq moved.  A handler cannot take a lock that
+ *     the code it interrupted may hold.
+ */
+static struct sigaction user_action[NSIG_MAX];	/* [L][S] */
+static int user_wrapped[NSIG_MAX];		/* [L] */
 static int table_lock;
+static unsigned table_seq;
 
 static void table_acquire(sigset_t *old)
 {
@@ -36,24 +45,63 @@ static void table_acquire(sigset_t *old)
 	pthread_sigmask(SIG_BLOCK, &all, old);
 	while (__atomic_exchange_n(&table_lock, 1, __ATOMIC_ACQUIRE))
 		;
+	__atomic_store_n(&table_seq, table_seq + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
 }
 
 static void table_release(const sigset_t *old)
 {
+	__atomic_store_n(&table_seq, table_seq + 1, __ATOMIC_RELEASE);
 	__atomic_store_n(&table_lock, 0, __ATOMIC_RELEASE);
 	pthread_sigmask(SIG_SETMASK, old, NULL);
 }
 
-static void run_user_handler(int sig, siginfo_t *si, void *uc)
+/* A consistent copy of the program's action for sig, without the lock
+ * (the writer on another thread finishes in a few instructions). */
+static void read_user_action(int sig, struct sigaction *a)
 {
-	struct sigaction a = user_action[sig];
+	unsigned seq;
 
-	if (a.sa_flags & SA_RESETHAND) {
-		/* The kernel reset our trampoline to SIG_DFL on delivery;
-		 * the program's view follows. */
+	for (;;) {
+		seq = __atomic_load_n(&table_seq, __ATOMIC_ACQUIRE);
+		memcpy(a, &user_action[sig], sizeof(*a));
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (!(seq & 1) &&
+		    __atomic_load_n(&table_seq, __ATOMIC_RELAXED) == seq)
+			return;
+	}
+}
+
+/*
+ * SA_RESETHAND: the kernel put SIG_DFL in place of the trampoline when
+ * it delivered the signal, and the program's view follows: oldact then
+ * reports SIG_DFL.  Under the lock, as sigaction() changes the table and
+ * the kernel together; and only if the kernel's disposition is still
+ * SIG_DFL: a sigaction() on another thread between the delivery and
+ * this point installed a new action, which must stay (issue 6, defect 9).
+ */
+static void mirror_resethand(int sig)
+{
+	struct sigaction cur;
+	sigset_t old;
+
+	table_acquire(&old);
+	if (user_wrapped[sig] && ukcov__real_sigaction(sig, NULL, &cur) == 0 &&
+	    !(cur.sa_flags & SA_SIGINFO) && cur.sa_handler == SIG_DFL) {
 		user_action[sig].sa_handler = SIG_DFL;
+		user_action[sig].sa_flags &= ~SA_SIGINFO;
 		user_wrapped[sig] = 0;
 	}
+	table_release(&old);
+}
+
+static void run_user_handler(int sig, siginfo_t *si, void *uc)
+{
+	struct sigaction a;
+
+	read_user_action(sig, &a);
+	if (a.sa_flags & SA_RESETHAND)
+		mirror_resethand(sig);
 	if (a.sa_flags & SA_SIGINFO) {
 		a.sa_sigaction(sig, si, uc);
 	} else if (a.sa_handler == SIG_DFL) {
@@ -218,5 +266,6 @@ UKCOV_EXPORT sighandler_t sysv_signal(int sig, sighandler_t handler)
  * blocked.  Another thread of the parent may have held it. */
 void ukcov__signals_after_fork_child(void)
 {
+	__atomic_store_n(&table_seq, table_seq & ~1u, __ATOMIC_RELAXED);
 	__atomic_store_n(&table_lock, 0, __ATOMIC_RELAXED);
 }

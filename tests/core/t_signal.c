@@ -345,6 +345,97 @@ static void t_fork_in_handler(const struct kc *k)
 	expect_only_pcs(buf, 1, (const void *)target_leaf);
 }
 
+/*
+ * SA_RESETHAND against sigaction() on another thread (issue 6, defect
+ * 9).  The kernel resets a SA_RESETHAND action when it delivers the
+ * signal, before the handler (the runtime's trampoline) runs; a
+ * sigaction() on another thread in between installs a new action that
+ * must stay.  Made deterministic: SIGUSR1 and SIGUSR2 are made pending
+ * together; Linux sets up both frames before returning to user space,
+ * SIGUSR1's first (the lower number, and its reset), so SIGUSR2's handler
+ * runs first, exactly between SIGUSR1's reset and its trampoline.  It
+ * has the other thread install h_second for SIGUSR1 and waits for it.
+ */
+static volatile sig_atomic_t first_ran, second_ran;
+static int to_installer[2], from_installer[2];
+
+static void h_first(int sig)
+{
+	(void)sig;
+	first_ran++;
+}
+
+static void h_second(int sig)
+{
+	(void)sig;
+	second_ran++;
+}
+
+static void install_resethand(void (*h)(int))
+{
+	install(SIGUSR1, h, SA_RESETHAND);
+}
+
+static void *installer(void *arg)
+{
+	char c;
+
+	(void)arg;
+	while (read(to_installer[0], &c, 1) == 1) {
+		install_resethand(h_second);
+		CHECK_EQ(write(from_installer[1], &c, 1), 1);
+	}
+	return NULL;
+}
+
+static void h_window(int sig)
+{
+	char c = 'i';
+
+	(void)sig;
+	ran++;
+	if (write(to_installer[1], &c, 1) != 1 ||
+	    read(from_installer[0], &c, 1) != 1)
+		_exit(3);
+}
+
+static void t_resethand_race(const struct kc *k)
+{
+	struct sigaction old;
+	sigset_t both, prev;
+	pthread_t th;
+
+	(void)k;
+	CHECK_OK(pipe(to_installer));
+	CHECK_OK(pipe(from_installer));
+	CHECK_EQ(pthread_create(&th, NULL, installer, NULL), 0);
+	install(SIGUSR2, h_window, 0);
+	install_resethand(h_first);
+	sigemptyset(&both);
+	sigaddset(&both, SIGUSR1);
+	sigaddset(&both, SIGUSR2);
+	CHECK_OK(sigprocmask(SIG_BLOCK, &both, &prev));
+	CHECK_OK(raise(SIGUSR1));
+	CHECK_OK(raise(SIGUSR2));
+	CHECK_OK(sigprocmask(SIG_SETMASK, &prev, NULL));
+	CHECK_EQ(ran, 1);
+	/* The delivered signal ran the action installed when the trampoline
+	 * read it: h_second (the kernel names no action per delivery). */
+	CHECK_EQ(first_ran + second_ran, 1);
+	/* h_second is installed, not reset: it was never delivered. */
+	CHECK_OK(sigaction(SIGUSR1, NULL, &old));
+	CHECK(old.sa_handler == h_second);
+	CHECK_EQ(old.sa_flags & SA_RESETHAND, SA_RESETHAND);
+	/* And it runs, then is reset, as the kernel does. */
+	second_ran = 0;
+	CHECK_OK(raise(SIGUSR1));
+	CHECK_EQ(second_ran, 1);
+	CHECK_OK(sigaction(SIGUSR1, NULL, &old));
+	CHECK(old.sa_handler == SIG_DFL);
+	close(to_installer[1]);
+	CHECK_EQ(pthread_join(th, NULL), 0);
+}
+
 /* oldact and signal()'s result are the program's handlers (and flags,
  * mask), never a wrapper. */
 static void h_other(int sig)
@@ -397,5 +488,7 @@ void register_signal_tests(void)
 	reg_flavors("signal.installed_early", t_installed_early, 0);
 	reg_flavors("signal.siglongjmp", t_siglongjmp, 0);
 	reg_flavors("signal.fork_in_handler", t_fork_in_handler, 0);
+	reg_one("signal.resethand_race", t_resethand_race, FL_LINUX,
+		core_have_native, 0);
 	reg_one("signal.oldact", t_oldact, FL_LINUX, core_have_native, 0);
 }
