@@ -103,6 +103,12 @@ same "file page numbers == the .symcov's for main.c (gcc)" \
 page=$(ls r-clang-dump/f/*-lib.c.html)
 same "file page numbers == the .symcov's for lib.c (clang)" \
 	"$(dom_numbers "file://$T/$page")" "$("$NUM" symcov c1.symcov src/lib.c)"
+# An optimized build (helper() inlined into foo()).
+clang -g -O2 -fsanitize-coverage=trace-pc-guard -fsanitize=address src/main.c src/lib.c -o prog_o2
+mkdir -p cov_o2 && ASAN_OPTIONS=coverage=1:coverage_dir=cov_o2:detect_leaks=0 ./prog_o2 5 >/dev/null 2>&1
+"$U" symbolize prog_o2 cov_o2/*.sancov >o2.symcov && "$U" report -o r-o2 prog_o2 cov_o2/*.sancov 2>/dev/null
+same "optimized build: file page numbers == the .symcov's (clang -O2)" \
+	"$("$NUM" dom "$(ls r-o2/f/*-main.c.html)")" "$("$NUM" symcov o2.symcov src/main.c)"
 same "index lines == the lcov tracefile's LH/LF sums" "$("$NUM" dom r-gcc-dump/index.html | cut -d' ' -f1-3)" \
 	"$("$U" lcov g1.dump prog_gcc | awk -F: '/^LH:/{h+=$2} /^LF:/{a+=$2} END {print "lines", h, a}')"
 
