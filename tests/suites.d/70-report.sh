@@ -22,8 +22,9 @@ SRC=$TOP/tests/tool/src
 NUM=$TOP/tests/report/numbers.py
 CDP=$TOP/tests/report/cdp.py
 ART=$TOP/$B/report-artifacts
-PIDS=""
-trap 'for p in $PIDS; do kill "$p" 2>/dev/null; done; rm -rf "$T"' EXIT
+# At exit, only this shell's background jobs still running (jobs -p):
+# a process already waited for is never signalled by a reused PID.
+trap 'kill $(jobs -p) 2>/dev/null; wait; rm -rf "$T"' EXIT
 
 for f in "$U" "$CC_W"; do
 	[ -x "$f" ] || { bad "prerequisites" "missing $f (make tools)"; summary; exit; }
@@ -173,7 +174,6 @@ start_serve() {
 	shift
 	"$U" serve --port 0 "$@" >"$out" 2>"$out.err" &
 	SPID=$!
-	PIDS="$PIDS $SPID"
 	for _ in $(seq 50); do grep -q '^ukcov: serving ' "$out" && break; sleep 0.1; done
 	URL=$(sed -n 's/^ukcov: serving //p' "$out")
 }
@@ -228,7 +228,7 @@ UDD=$(mktemp -d "$T/cdp.XXXXXX")
 timeout 60 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
 	--disable-background-networking --disable-component-update --disable-sync \
 	--user-data-dir="$UDD" --remote-debugging-port=0 "$URL" >/dev/null 2>&1 &
-PIDS="$PIDS $!"
+CPID=$!
 E='(function(){var e=document.getElementById("points-hit");return e&&e.textContent;})()'
 before=$(timeout 30 "$CDP" wait "$UDD" "$E" null 20 | cut -d' ' -f1)
 same "the open page shows the first dump" "$before" "\"$("$U" stats watch/g1.dump prog_gcc | awk '/cov-edges/{print $2}')\""
@@ -248,6 +248,7 @@ sleep 1
 same "a corrupt dump is reported once" "$(cat s2.out.err)" \
 	"ukcov: error: watch/bad.dump: truncated: module 0 announces 3 PCs, the file ends after 1"
 same "and serving continues" "$(code "$URL")" 200
+kill "$CPID"; wait "$CPID" 2>/dev/null
 kill -INT "$SPID"; wait "$SPID"
 same "SIGINT stops serve with status 0" "$?" 0
 
