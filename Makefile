@@ -4,6 +4,7 @@
 #   make test             every test; the last line is "N passed, N failed"
 #   make bench            the benchmark (see bench/README.md)
 #   make install PREFIX=/usr/local DESTDIR=
+#   make lint             cppcheck + clang-tidy on lib/, tools/, tests/
 #   make compile_commands.json
 #
 # Each part of the tree keeps its rules in its own .mk file, included below.
@@ -58,17 +59,18 @@ $(B):
 clean:
 	rm -rf $(B) compile_commands.json
 
-# Static analysis of the runtime (and the tools, when present).
+# Static analysis (cppcheck and clang-tidy) of lib/, tools/ and the
+# tests' C code, one verdict per tool and file; make test runs it too
+# (tests/suites.d/05-lint.sh).
 .PHONY: lint
 lint:
-	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
-	    --std=c11 -D_GNU_SOURCE -Iinclude -Ilib lib/*.c
-	clang-tidy --quiet --warnings-as-errors='*' lib/*.c -- -std=gnu11 \
-	    -D_GNU_SOURCE -Iinclude -Ilib
+	@scripts/lint.sh
 
+# The compilation database for clangd and clang-tidy: every object is
+# recompiled (-B) under bear, in place; nothing is cleaned.
+.PHONY: compile_commands.json
 compile_commands.json:
-	$(MAKE) clean
-	bear -- $(MAKE) all
+	bear --output $@ -- $(MAKE) --no-print-directory -B all
 
 install: all
 	$(INSTALL) -d $(DESTDIR)$(INCLUDEDIR)/ukcov/linux $(DESTDIR)$(INCLUDEDIR)/ukcov/freebsd \

@@ -3,6 +3,7 @@
  */
 #include "coverage.h"
 
+#include <assert.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -169,6 +170,8 @@ static void symbolize_points(struct sym_module *m, const struct pcvec *pts,
 		const struct sym_frame *f;
 		size_t nf = sym_lookup(m, pts->v[i], &f);
 
+		/* sym_lookup always gives a frame: add_point reads f[0]. */
+		assert(nf > 0);
 		fr->first[i] = fr->n;
 		if (fr->n + nf > fr->cap) {
 			fr->cap = (fr->n + nf) * 2;
@@ -352,7 +355,7 @@ static const char *qualify(struct strtab *strs, const char *hash,
 	char *s;
 	const char *r;
 
-	if (!qualify_ids || !hash[0])
+	if (!qualify_ids || !hash || !hash[0])
 		return strtab_add(strs, id);
 	s = xasprintf("%.16s:%s", hash, id);
 	r = strtab_add(strs, s);

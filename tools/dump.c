@@ -31,7 +31,7 @@ void build_id_hex(const uint8_t *id, size_t len, char *buf)
 	static const char hx[] = "0123456789abcdef";
 
 	if (!len) {
-		strcpy(buf, "-");
+		memcpy(buf, "-", 2);
 		return;
 	}
 	for (size_t i = 0; i < len; i++) {
@@ -155,7 +155,7 @@ static bool next_line(struct lines *ls)
 		return false;
 	nl = memchr(ls->p, '\n', (size_t)(ls->end - ls->p));
 	n = nl ? (size_t)(nl - ls->p) : (size_t)(ls->end - ls->p);
-	if (n + 1 > ls->cap) {
+	if (n >= ls->cap) {
 		ls->cap = n + 1;
 		ls->line = xrealloc(ls->line, ls->cap);
 	}
@@ -649,7 +649,7 @@ static int parse_map(const char *map, size_t maplen, struct dump *d,
 	int r = 0;
 
 	if (memchr(map, '\0', maplen) || !next_line(&ls) ||
-	    (strcmp(ls.line, "32") && strcmp(ls.line, "64"))) {
+	    (strcmp(ls.line, "32") != 0 && strcmp(ls.line, "64") != 0)) {
 		snprintf(err, ERRLEN, "not a .sancov.map: the first line must "
 			 "be the bitness, 32 or 64");
 		free(ls.line);

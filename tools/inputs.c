@@ -301,7 +301,7 @@ int load_symbolized(struct options *o, struct symcov *out,
 		goto out;
 	/* The hash shows in .symcov output and decides unions. */
 	co.need_hash = o->need_hash || in.nsymcovs || in.nbins > 1;
-	v = xcalloc(in.nsymcovs + in.nbins + 1, sizeof(*v));
+	v = xcalloc(in.nsymcovs + in.nbins + 1, sizeof(struct symcov *));
 	if (collect(&in, &co, strs, v, &n) < 0)
 		goto out;
 	if (n == 0) {

@@ -48,7 +48,7 @@ static void printer_init(struct printer *p, const struct dump *d)
 {
 	memset(p, 0, sizeof(*p));
 	p->d = d;
-	p->mods = xcalloc(d->nmods + 1, sizeof(*p->mods));
+	p->mods = xcalloc(d->nmods + 1, sizeof(struct sym_module *));
 	p->tried = xcalloc(d->nmods + 1, sizeof(*p->tried));
 }
 
@@ -68,7 +68,7 @@ static void put_location(struct printer *p, struct strbuf *sb, int mod,
 	const struct sym_frame *f;
 	char err[ERRLEN];
 
-	if (mod < 0) {
+	if (mod < 0 || (size_t)mod >= p->d->nmods) {
 		sb_printf(sb, "0x%llx", (unsigned long long)off);
 		return;
 	}
@@ -663,8 +663,8 @@ static int run_checks(const struct options *o, struct session *s)
 	bool unique = !strcmp(o->mode, "unique") ||
 		      !strcmp(o->mode, "cmp-unique");
 
-	if ((strcmp(o->threads, "main") && strcmp(o->threads, "all")) ||
-	    (!unique && strcmp(o->mode, "pc") && strcmp(o->mode, "cmp"))) {
+	if ((strcmp(o->threads, "main") != 0 && strcmp(o->threads, "all") != 0) ||
+	    (!unique && strcmp(o->mode, "pc") != 0 && strcmp(o->mode, "cmp") != 0)) {
 		msg_error("run: --mode unique|pc|cmp|cmp-unique and --threads "
 			  "main|all");
 		return EXIT_USAGE;

@@ -21,7 +21,7 @@ void sha1_hex_upper(const void *data, size_t len, char out[41])
 	sha1_init(&c);
 	sha1_update(&c, len, data);
 	sha1_digest(&c, sizeof(digest), digest);
-	for (int i = 0; i < SHA1_DIGEST_SIZE; i++) {
+	for (size_t i = 0; i < SHA1_DIGEST_SIZE; i++) {
 		out[2 * i] = hx[digest[i] >> 4];
 		out[2 * i + 1] = hx[digest[i] & 15];
 	}

@@ -8,7 +8,7 @@
 
 #include "util.h"
 
-#define CHUNK (64 * 1024)
+#define CHUNK ((size_t)64 * 1024)
 
 static uint64_t fnv1a(const char *s, size_t len)
 {

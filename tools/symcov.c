@@ -182,8 +182,9 @@ static void put_line_col(struct strbuf *o, uint32_t line, uint32_t col)
 	do
 		*--p = (char)('0' + line % 10);
 	while (line /= 10);
-	memcpy(p - 3, ": \"", 3);
-	p -= 3;
+	*--p = '"';
+	*--p = ' ';
+	*--p = ':';
 	sb_add(o, p, (size_t)(buf + sizeof(buf) - p));
 }
 

@@ -225,10 +225,9 @@ static const struct command *find_command(const char *arg, bool dashed)
 	const struct command *c = NULL;
 
 	for (size_t i = 0; i < NCOMMANDS && !c; i++) {
-		if (!dashed && !strcmp(arg, commands[i].name))
-			c = &commands[i];
-		else if (dashed && commands[i].sancov_name &&
-			 !strcmp(name, commands[i].sancov_name) && !v)
+		if (dashed ? commands[i].sancov_name && !v &&
+				     !strcmp(name, commands[i].sancov_name)
+			   : !strcmp(arg, commands[i].name))
 			c = &commands[i];
 	}
 	free(name);
@@ -301,7 +300,7 @@ int main(int argc, char **argv)
 	int r;
 
 	set_defaults(&o);
-	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
 		if ((r = special_flag(argv[i])) >= 0)
 			return r;
 	if (argc < 2) {

@@ -78,19 +78,19 @@ int main(int argc, char **argv)
 	if (!cc || !*cc)
 		cc = is_cxx(argv[0]) ? "c++" : "cc";
 	probe = join(dir, "/libukcov.so");
-	if (access(probe, F_OK) == 0) {		/* build tree */
+	incdir = join(dir, "/../include");
+	if (access(probe, F_OK) == 0)		/* build tree */
 		libdir = dir;
-		incdir = join(dir, "/../include");
-	} else {				/* installed */
+	else					/* installed */
 		libdir = join(dir, "/../lib");
-		incdir = join(dir, "/../include");
-	}
+	free(probe);
 	args[n++] = (char *)cc;
 	args[n++] = cmp && !strcmp(cmp, "1")
 			    ? "-fsanitize-coverage=trace-pc,trace-cmp"
 			    : "-fsanitize-coverage=trace-pc";
 	args[n++] = "-g";
 	args[n++] = join("-I", incdir);
+	free(incdir);
 	for (int i = 1; i < argc; i++)
 		args[n++] = argv[i];
 	if (links(argc, argv)) {
@@ -99,6 +99,9 @@ int main(int argc, char **argv)
 		args[n++] = "-lukcov";
 		args[n++] = "-lpthread";
 	}
+	if (libdir != dir)
+		free(libdir);
+	free(dir);
 	args[n] = NULL;
 	if (getenv("UKCOV_VERBOSE")) {
 		for (int i = 0; i < n; i++)
@@ -107,5 +110,6 @@ int main(int argc, char **argv)
 	}
 	execvp(cc, args);
 	fprintf(stderr, "ukcov-cc: %s: %s\n", cc, strerror(errno));
+	free(args);
 	return 127;
 }

@@ -10,8 +10,8 @@
  * (nothing counts the drop).  Per-thread state is one TLS pointer and
  * size; linked statically it is local-exec TLS.  Unlike the kernel, the
  * switch callback returns before its per-case loop when comparisons are
- * not being traced, as ukcov's must (reference/perf.md: 5.8x vs 3.3x on
- * sqlite with tracing off).
+ * not being traced, as ukcov's must (docs/PERFORMANCE.md: a 128-case
+ * switch checked once costs an empty callback while tracing is off).
  *
  * The buffer comes from the launcher (kcovrun -k ref): a memfd inherited
  * through exec, named in the environment (refcov.h), mapped MAP_SHARED

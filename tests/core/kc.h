@@ -1,7 +1,8 @@
 /*
  * tests/core/kc.h -- what the core tests share: the four flavors'
- * requests and errno rules (from /work/shared/reference/kcov-semantics.md,
- * never from lib/), the two ways to drive a descriptor (the native API,
+ * requests and errno rules (from the kernels' sources: Linux
+ * kernel/kcov.c, FreeBSD sys/kern/kern_kcov.c, NetBSD sys/kern/subr_kcov.c,
+ * OpenBSD sys/dev/kcov.c and their kcov(4) pages; never from lib/), the two ways to drive a descriptor (the native API,
  * or the interposed open()/ioctl() of the device paths), record checks
  * and small thread/process helpers.
  */

@@ -280,7 +280,7 @@ static long dup2_desc_over_desc(void *p)
 	const struct kc_op *op = p;
 	uint64_t *buf, *other;
 	int fd = kc_setup(op->k, KC_ENTRIES, &buf);
-	int fd2 = kc_setup(op->k, 2 * KC_ENTRIES, &other);
+	int fd2 = kc_setup(op->k, 2 * (uint64_t)KC_ENTRIES, &other);
 
 	kc_enable_ok(op->k, fd, 0);
 	call_n(target_leaf, 2);
@@ -292,7 +292,7 @@ static long dup2_desc_over_desc(void *p)
 	/* fd is fd2's descriptor now: READY, twice the size. */
 	CHECK_ERR(kc_setbuf(op->k, fd, KC_ENTRIES), op->k->f->e_second_setbuf);
 	CHECK_ERR(kc_disable(op->k, fd), op->k->f->e_disable);
-	CHECK(mmap(NULL, 2 * KC_ENTRIES * 8, PROT_READ | PROT_WRITE,
+	CHECK(mmap(NULL, (size_t)2 * KC_ENTRIES * 8, PROT_READ | PROT_WRITE,
 		   MAP_SHARED, fd, 0) != MAP_FAILED);
 	CHECK_EQ(rec_count(other), 0);
 	return 0;

@@ -128,9 +128,9 @@ static void t_second_setbuf(const struct kc *k)
 	int fd = kc_setup(k, KC_ENTRIES, &buf);
 	void *p;
 
-	CHECK_ERR(kc_setbuf(k, fd, 2 * KC_ENTRIES), k->f->e_second_setbuf);
+	CHECK_ERR(kc_setbuf(k, fd, 2 * (uint64_t)KC_ENTRIES), k->f->e_second_setbuf);
 	CHECK_ERR(kc_setbuf(k, fd, KC_ENTRIES), k->f->e_second_setbuf);
-	p = mmap(NULL, 2 * KC_ENTRIES * 8, PROT_READ | PROT_WRITE,
+	p = mmap(NULL, (size_t)2 * KC_ENTRIES * 8, PROT_READ | PROT_WRITE,
 		 MAP_SHARED, fd, 0);
 	CHECK(p == MAP_FAILED);
 	/* Linux: size != kcov->size*8; FreeBSD: size/8 != entries;

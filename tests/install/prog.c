@@ -14,7 +14,7 @@ int main(void)
 
 	if (fd < 0 || ukcov_ioctl(fd, KCOV_INIT_TRACE, 512))
 		return 2;
-	cover = mmap(NULL, 512 * 8, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	cover = mmap(NULL, (size_t)512 * 8, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (cover == MAP_FAILED || ukcov_ioctl(fd, KCOV_ENABLE, KCOV_TRACE_PC))
 		return 3;
 	__atomic_store_n(&cover[0], 0, __ATOMIC_RELAXED);

@@ -162,8 +162,12 @@ for page in man/*.3 man/*.4; do
     done
 done
 
-# mandoc -Tlint -Wall, style messages included, must say nothing.
-if make --no-print-directory -s man-lint B="$B" >"$T/lint" 2>&1 && ! [ -s "$T/lint" ]; then
+# mandoc -Tlint -Wall, style messages included, must say nothing.  The
+# sub-make gets none of the calling make's MAKEFLAGS: under "make -j"
+# it would otherwise warn that the jobserver is unavailable, into the
+# output checked here.
+if env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+       make --no-print-directory -s man-lint B="$B" >"$T/lint" 2>&1 && ! [ -s "$T/lint" ]; then
     ok man-lint
 else
     bad man-lint "$(head -c 600 "$T/lint")"
