@@ -4,8 +4,10 @@
 #
 # A suite is an executable script run from the top of the tree with the
 # build directory in $B.  It prints what it likes, and as its last line
-# "N passed, N failed" for its own tests.  A suite that exits non-zero
-# without such a line counts as one failed test.
+# "N passed, N failed" for its own tests.  A suite fails on either
+# sign: a failed count, or a non-zero exit status.  One that exits
+# non-zero without a summary line, or after one that says "0 failed",
+# counts one failed test more.
 B=${B:-build}
 export B
 total_pass=0
@@ -15,16 +17,22 @@ for suite in tests/suites.d/*.sh; do
     name=$(basename "$suite" .sh)
     echo "=== suite $name"
     out=$(mktemp)
-    "$suite" 2>&1 | tee "$out"
-    rc=$?
+    # The suite's own exit status, not tee's: the pipeline's status is
+    # its last command's.
+    { "$suite" 2>&1; echo $? >"$out.rc"; } | tee "$out"
+    rc=$(cat "$out.rc")
     line=$(grep -E '^([A-Za-z-]+: )?[0-9]+ passed, [0-9]+ failed' "$out" | tail -n 1)
-    rm -f "$out"
+    rm -f "$out" "$out.rc"
     if [ -n "$line" ]; then
         p=$(echo "$line" | sed -E 's/^([A-Za-z-]+: )?([0-9]+) passed, ([0-9]+) failed.*/\2/')
         f=$(echo "$line" | sed -E 's/^([A-Za-z-]+: )?([0-9]+) passed, ([0-9]+) failed.*/\3/')
     else
         echo "suite $name printed no summary line"
         p=0 f=1
+    fi
+    if [ "$rc" != 0 ] && [ "$f" -eq 0 ]; then
+        echo "suite $name exited with status $rc after its summary line"
+        f=1
     fi
     total_pass=$((total_pass + p))
     total_fail=$((total_fail + f))
