@@ -197,7 +197,7 @@ static void t_reset_trace(const struct kc *k)
 	struct kc_op op = { k, fd, 0 };
 	struct peer p;
 
-	ro = mmap(NULL, KC_ENTRIES * 8, PROT_READ, MAP_SHARED, fd, 0);
+	ro = mmap(NULL, (size_t)KC_ENTRIES * 8, PROT_READ, MAP_SHARED, fd, 0);
 	CHECK(ro != MAP_FAILED);
 	/* Not enabled: current->kcov != kcov. */
 	CHECK_ERR(kc_req(k, fd, KCOV_RESET_TRACE, 0), EINVAL);
@@ -231,7 +231,7 @@ static void t_reset_trace(const struct kc *k)
 	target_leaf();
 	CHECK_EQ(rec_count(ro), 1);
 	kc_disable_ok(k, fd);
-	munmap(ro, KC_ENTRIES * 8);
+	munmap(ro, (size_t)KC_ENTRIES * 8);
 	close(fd);
 }
 
@@ -421,7 +421,7 @@ static void t_scribbled(const struct kc *k)
 	tr = TRACE(buf);
 	uniq_enable_ok(k, fd, BW);
 	/* Every slot looks taken by a key that is not there: dropped. */
-	memset(buf, 0xff, BW * 8);
+	memset(buf, 0xff, (size_t)BW * 8);
 	target_leaf();
 	CHECK_EQ(rec_count(tr), 0);
 	CHECK_EQ(kc_dropped(k, fd), 1);
@@ -445,7 +445,7 @@ static void t_scribbled(const struct kc *k)
 	user_reset(buf, BW);
 	target_leaf();
 	CHECK_EQ(rec_count(tr), 1);
-	memset(buf, 0, BW * 8);
+	memset(buf, 0, (size_t)BW * 8);
 	target_leaf();
 	CHECK_EQ(rec_count(tr), 2);
 	CHECK_EQ(tr[1], tr[2]);
