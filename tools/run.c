@@ -123,6 +123,8 @@ static int cmp_record(const uint64_t r[4], size_t i, const struct dump *mods,
 		return -1;
 	}
 	m = dump_find_module(mods, r[3] - 1);
+	/* m >= 0 is an index below mods->nmods: mods->mods is set. */
+	/* NOLINTNEXTLINE(clang-analyzer-core.NullDereference) */
 	*c = (struct cmp_rec){ m, m < 0 ? r[3] : r[3] - 1 - mods->mods[m].bias,
 			       r[0], r[1], r[2] };
 	return 0;
@@ -181,10 +183,9 @@ static int read_cmp_buffer(int fd, struct dump *d, const struct dump *mods,
 
 		if (n < (ssize_t)(want * sizeof(*recs))) {
 			snprintf(err, ERRLEN, "truncated: the count word says "
-				 "%llu records, the file holds %llu",
+				 "%llu records, the file holds %zu",
 				 (unsigned long long)count,
-				 (unsigned long long)(i + (n > 0 ? (size_t)n / 32
-							       : 0)));
+				 i + (n > 0 ? (size_t)n / 32 : 0));
 			r = -1;
 		}
 		for (size_t k = 0; r == 0 && k < want; k++, i++) {

@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define CHUNK (64 * 1024)
+#define CHUNK ((size_t)64 * 1024)
 
 static uint32_t load_u32(const unsigned char *p)
 {
@@ -108,7 +108,7 @@ static int finish(const struct offsets *o, char err[ERRLEN])
 	snprintf(err, ERRLEN, "truncated: %zu byte%s at byte offset %llu do "
 		 "not make a whole %zu-bit offset", o->npart,
 		 o->npart == 1 ? "" : "s",
-		 (unsigned long long)(8 + o->words * o->width), o->width * 8);
+		 8 + (unsigned long long)o->words * o->width, o->width * 8);
 	return -1;
 }
 

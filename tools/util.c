@@ -177,7 +177,7 @@ static int open_input(const char *path, struct stat *st)
  * stop at the first NUL byte and report its offset there. */
 static int read_fd(int fd, char **buf, size_t *len, size_t *nul_at)
 {
-	size_t cap = 64 * 1024, n = 0;
+	size_t cap = (size_t)64 * 1024, n = 0;
 	char *b = xmalloc(cap);
 
 	if (nul_at)
@@ -273,8 +273,8 @@ int read_head(const char *path, void *buf, size_t size, size_t *n)
 
 int load_parsed(const char *path, const char *what, parse_fn parse, void *arg)
 {
-	char *buf, err[256] = "";
-	size_t len, nul;
+	char *buf = NULL, err[256] = "";
+	size_t len = 0, nul;
 	int r = read_text_file(path, &buf, &len, &nul);
 
 	if (r < 0) {
