@@ -42,6 +42,21 @@ expect() {
 		bad "$n" "$T/d"; fi
 }
 
+# call_points FILE CALLEE: the coverage points of FILE's calls to CALLEE
+# as objdump sees them (the address of the instruction after each call,
+# minus 1: docs/FORMATS.md "PC conventions"), sorted, one 0x%x a line.
+# An oracle independent of the tool.
+call_points() {
+	objdump -d --no-show-raw-insn "$1" | awk -v callee="<$2>" '
+		/^ *[0-9a-f]+:\t/ {
+			a = $1; sub(":", "", a)
+			if (pending) print a
+			pending = ($2 ~ /^call/ && $NF == callee)
+		}' | while read -r a; do printf '0x%x\n' $((0x$a - 1)); done | sort -u
+}
+# hex_norm: 0x%x of each line's number, sorted, unique.
+hex_norm() { while read -r a; do printf '0x%x\n' $((a)); done | sort -u; }
+
 for f in "$U" "$CC_W"; do
 	[ -x "$f" ] || { echo "missing $f (make tools)"; echo "0 passed, 1 failed"; exit 1; }
 done
@@ -70,6 +85,20 @@ done
 # ---- golden: byte-identical to sancov-14 where sancov is right -----------
 same "print one file" "sancov -print $S1" "$U print $S1"
 same "print two files (concatenated, like sancov)" "sancov -print $S1 $S2" "$U -print $S1 $S2"
+# Hand-made .sancov files, offsets out of order and repeated (ASan
+# writes them sorted and unique, so the files above cannot tell): print
+# sorts and de-duplicates each file, like sancov.
+python3 - <<'EOF'
+import struct
+offs = [0x4010, 0x1234, 0x4010, 0x20, 0xffff0000, 0x1234, 0x21]
+open("hand64.1.sancov", "wb").write(struct.pack("<Q%dQ" % len(offs), 0xC0BFFFFFFFFFFF64, *offs))
+open("hand32.1.sancov", "wb").write(struct.pack("<Q%dI" % len(offs), 0xC0BFFFFFFFFFFF32, *offs))
+open("hand64b.1.sancov", "wb").write(struct.pack("<Q3Q", 0xC0BFFFFFFFFFFF64, 0x21, 0x5, 0x21))
+EOF
+same "print sorts and de-duplicates (64-bit, like sancov)" "sancov -print hand64.1.sancov" "$U print hand64.1.sancov"
+same "print sorts and de-duplicates (32-bit, like sancov)" "sancov -print hand32.1.sancov" "$U print hand32.1.sancov"
+same "print of two unsorted files (like sancov)" "sancov -print hand64.1.sancov hand64b.1.sancov" "$U print hand64.1.sancov hand64b.1.sancov"
+same "print of the unsorted file: exact" "printf '0x20\n0x21\n0x1234\n0x4010\n0xffff0000\n'" "$U print hand64.1.sancov"
 same "print-coverage-pcs guard binary" "sancov -print-coverage-pcs prog_asan" "$U print-coverage-pcs prog_asan"
 for b in "prog_asan $S1" "cpp_asan $SC" "inl_asan $SI"; do
 	for act in symbolize covered-functions not-covered-functions print-coverage-stats; do
@@ -112,10 +141,13 @@ same "merge is associative (merged output is a valid input)" "cat ab.symcov" "ca
 grep -q '"binary-hash": ""' ab.symcov && grep -q '"[0-9A-F]\{16\}:[0-9a-f]*"' ab.symcov && ok "ids of different binaries are qualified by hash" || bad "qualified ids"
 
 # ---- beyond sancov: trace-pc, gcc, shared libraries, PLT, GOT --------------
-n=$("$U" print-coverage-pcs prog_gcc | wc -l)
-[ "$n" -eq "$(objdump -d prog_gcc | grep -c 'call.*<__sanitizer_cov_trace_pc')" ] && ok "gcc trace-pc: every call site is a point ($n)" || bad "gcc trace-pc points ($n)"
-n=$("$U" print-coverage-pcs prog_clang | wc -l)
-[ "$n" -gt 10 ] && ok "clang trace-pc points ($n)" || bad "clang trace-pc points ($n)"
+# The points are exactly the trace-pc call sites objdump finds.
+for b in prog_gcc prog_clang; do
+	call_points $b __sanitizer_cov_trace_pc >$b.sites
+	[ -s $b.sites ] || bad "$b: objdump finds no trace-pc call"
+	same "$b trace-pc: the points are the call sites ($(wc -l <$b.sites))" \
+		"cat $b.sites" "$U print-coverage-pcs $b | hex_norm"
+done
 expect "sancov fails on a trace-pc DSO" 1 "ERROR: __sanitizer_cov* functions not found" sancov -print-coverage-pcs libdso.so
 same "DSO points through the PLT" "objdump -d libdso.so | grep -c 'call.*<__sanitizer_cov_trace_pc@plt>'" \
 	"$U print-coverage-pcs libdso.so | wc -l"
@@ -148,6 +180,34 @@ ukcov: error: no valid coverage files given (need a binary with its .sancov file
 	"$U" run --mode cmp -o c.dump -- ./prog_cmp 4 200 2>/dev/null
 	"$U" cmp c.dump >cmp.txt 2>&1
 	grep -q '^cmp4 const 0x64 0xc8 prog_cmp+0x[0-9a-f]* bar ' cmp.txt && ok "cmp decodes size, const, operands, symbolized PC" || bad "cmp" cmp.txt
+	# "4 5" runs every comparison of main.c and lib.c once: the CMP
+	# records' PCs are exactly the const_cmp4 call sites (call address
+	# + call length - 1, as for PCs), in the PIE (a load bias) and in a
+	# -no-pie build (whose buffer can be decoded from another run).
+	UKCOV_CMP=1 "$CC_W" -O0 -no-pie "$SRC/main.c" "$SRC/lib.c" -o prog_cmpnp
+	for b in prog_cmp prog_cmpnp; do
+		call_points $b __sanitizer_cov_trace_const_cmp4 >$b.sites
+		"$U" run --mode cmp -o $b.dump -- ./$b 4 5 2>/dev/null
+		"$U" cmp $b.dump >$b.cmp 2>&1
+		sed -n "s/^cmp4 const [^ ]* [^ ]* $b+\(0x[0-9a-f]*\) .*/\1/p" $b.cmp | hex_norm >$b.offs
+		[ "$(wc -l <$b.sites)" -ge 6 ] || bad "$b: objdump finds $(wc -l <$b.sites) const_cmp4 calls"
+		same "cmp: $b's record PCs are the const_cmp4 call sites ($(wc -l <$b.sites))" "cat $b.sites" "cat $b.offs"
+	done
+	# The same records as a raw kcov CMP buffer (count word, then
+	# {type, arg1, arg2, ip}) with a UKCOV_MODULES snapshot: ukcov cmp
+	# decodes it exactly as it decodes the dump.
+	"$U" run --mode cmp --raw -- ./prog_cmpnp 4 5 >cmpnp.raw.txt 2>/dev/null
+	UKCOV_MODULES=$T/cmpnp.modules ./prog_cmpnp 4 5
+	python3 - <<'EOF'
+import struct
+recs = [[int(x, 16) for x in l.split()] for l in open("cmpnp.raw.txt") if l.startswith("0x")]
+with open("cmpnp.buf", "wb") as f:
+    f.write(struct.pack("<Q", len(recs)))
+    for r in recs:
+        f.write(struct.pack("<4Q", *r))
+EOF
+	[ "$(grep -c . cmpnp.raw.txt)" -ge 6 ] || bad "ukcov run --raw --mode cmp: $(grep -c . cmpnp.raw.txt) records"
+	same "cmp: a raw buffer decodes as its dump does" "$U cmp prog_cmpnp.dump" "$U cmp --modules cmpnp.modules cmpnp.buf"
 else
 	bad "ukcov run (runtime takeover)" run.err
 fi
@@ -160,22 +220,67 @@ grep -q ' worker_a$' "$T/all.txt" && grep -q ' worker_b$' "$T/all.txt" && grep -
 grep -q ' main_only$' "$T/main.txt" && ! grep -q ' worker_' "$T/main.txt" && ok "run --threads main covers only the main thread" || bad "run --threads main" "$T/main.txt"
 (cd "$T" && "$U" run --threads all --raw -- ./threads) >"$T/raw.txt" 2>/dev/null
 [ "$(grep -c '^# thread [1-9][0-9]*$' "$T/raw.txt")" = 3 ] && ok "run --threads all --raw: one block per thread" || bad "run --threads all --raw" "$T/raw.txt"
-expect "--threads all with the static runtime says so" 0 "ukcov: warning: the program's runtime did not follow its threads: only the main thread was traced (link it with -lukcov, not libukcov.a)
-ukcov: ./threads_static exited with status 0; $( (cd "$T" && "$U" run -- ./threads_static 2>&1 >/dev/null) | sed 's/.*status 0; //')" "$U" run --threads all -o /dev/null -- ./threads_static
+# How many records the main thread makes, counted by the simplest
+# runtime there is: a trace-pc callback that counts the main thread's
+# calls and their distinct return addresses, and prints both at exit.
+cat >"$T/count_rt.c" <<'EOF'
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <unistd.h>
+static unsigned long calls, ndistinct;
+static void *distinct[4096];
+void __sanitizer_cov_trace_pc(void)
+{
+	void *pc = __builtin_return_address(0);
+	unsigned long i;
+
+	if (gettid() != getpid())
+		return;
+	calls++;
+	for (i = 0; i < ndistinct && distinct[i] != pc; i++)
+		;
+	if (i == ndistinct && ndistinct < 4096)
+		distinct[ndistinct++] = pc;
+}
+__attribute__((destructor)) static void report(void)
+{
+	fprintf(stderr, "%lu %lu\n", calls, ndistinct);
+}
+EOF
+main_calls=? main_pcs=?
+if (cd "$T" && cc -g -O0 -fsanitize-coverage=trace-pc -c "$SRC/threads.c" -o threads_count.o &&
+	cc threads_count.o count_rt.c -lpthread -o threads_count) &&
+	counts=$("$T/threads_count" 2>&1 >/dev/null); then
+	main_calls=${counts% *} main_pcs=${counts#* }
+else
+	bad "threads_count (the counting runtime) builds and counts"
+fi
+expect "--threads all with the static runtime says so (unique: $main_pcs)" 0 "ukcov: warning: the program's runtime did not follow its threads: only the main thread was traced (link it with -lukcov, not libukcov.a)
+ukcov: ./threads_static exited with status 0; $main_pcs records, 0 dropped" "$U" run --threads all -o /dev/null -- ./threads_static
+expect "--threads all with the static runtime says so (pc: $main_calls)" 0 "ukcov: warning: the program's runtime did not follow its threads: only the main thread was traced (link it with -lukcov, not libukcov.a)
+ukcov: ./threads_static exited with status 0; $main_calls records, 0 dropped" "$U" run --mode pc --threads all -o /dev/null -- ./threads_static
 expect "--threads other" 2 "ukcov: error: run: --mode unique|pc|cmp|cmp-unique and --threads main|all" "$U" run --threads some -- true
 
 # ---- rawunpack (sancov.py's coverage_direct pair) --------------------------
-python3 - <<'EOF'
-import struct
+# The modules live under the scratch directory, so both files are
+# written; a module whose file cannot be written is a case of its own.
+mkdir -p rawmods
+python3 - "$T/rawmods" <<'EOF'
+import struct, sys
+d = sys.argv[1]
 open("7036.sancov.raw", "wb").write(struct.pack("<5Q", 0x401005, 0, 0x401010, 0x7f0000001020, 0x401005))
-open("7036.sancov.map", "w").write("64\n400000 402000 0 a.out\n7f0000000000 7f0000002000 7f0000000000 /x/libz.so\n")
+open("7036.sancov.map", "w").write("64\n400000 402000 0 %s/a.out\n7f0000000000 7f0000002000 7f0000000000 %s/libz.so\n" % (d, d))
+open("7037.sancov.raw", "wb").write(struct.pack("<2Q", 0x401005, 0x401010))
+open("7037.sancov.map", "w").write("64\n400000 402000 0 /nonexistent/dir/a.out\n")
 EOF
-if "$U" rawunpack 7036.sancov.raw 2>ru.err; then
-	same "rawunpack module 1" "printf '0x401005\n0x401010\n'" "$U print a.out.7036.sancov"
-	same "rawunpack module 2 (offset = pc - base)" "printf '0x1020\n'" "$U print /x/libz.so.7036.sancov 2>&1 || echo unwritable"
-else
-	grep -q "/x/libz.so.7036.sancov" ru.err && ok "rawunpack names the file it cannot write" || bad "rawunpack" ru.err
-fi
+expect "rawunpack writes one .sancov per module" 0 "ukcov: reading map 7036.sancov.map, unpacking 7036.sancov.raw
+ukcov: writing 2 PCs to $T/rawmods/a.out.7036.sancov
+ukcov: writing 1 PCs to $T/rawmods/libz.so.7036.sancov" "$U" rawunpack 7036.sancov.raw
+same "rawunpack module 1 (base 0: offset = pc)" "printf '0x401005\n0x401010\n'" "$U print rawmods/a.out.7036.sancov"
+same "rawunpack module 2 (offset = pc - base)" "printf '0x1020\n'" "$U print rawmods/libz.so.7036.sancov"
+same "rawunpack output reads in sancov" "sancov -print rawmods/libz.so.7036.sancov" "$U print rawmods/libz.so.7036.sancov"
+expect "rawunpack names the file it cannot write" 1 "ukcov: reading map 7037.sancov.map, unpacking 7037.sancov.raw
+ukcov: error: /nonexistent/dir/a.out.7037.sancov: No such file or directory" "$U" rawunpack 7037.sancov.raw
 expect "rawunpack needs the .sancov.raw name" 1 "ukcov: error: x.bin: unexpected raw file name (want NAME.sancov.raw next to NAME.sancov.map)" "$U" rawunpack x.bin
 
 # ---- reports -------------------------------------------------------------
@@ -200,11 +305,11 @@ expect "unrecognized input" 1 "ukcov: error: junk.txt: not a binary, .sancov, .s
 cp "$S1" cov/other.9.sancov
 expect "coverage without its binary" 1 "ukcov: error: cov/other.9.sancov: object file for coverage not found: no binary named 'other' among the inputs (.sancov files are matched by the name before .PID.sancov)" "$U" symbolize prog_asan cov/other.9.sancov
 cp prog_gcc prog_asan2 && cp "$S1" cov/prog_asan2.7.sancov
-first=$("$U" print "$S1" | head -1)
+first=$(sancov -print "$S1" 2>/dev/null | head -1)
 expect "mismatched build" 1 "ukcov: error: coverage points in binary and coverage file do not match: 8 of 8 PCs of prog_asan2 (first $first) are not coverage points of prog_asan2 (another build of it?)" \
 	"$U" symbolize prog_asan2 cov/prog_asan2.7.sancov
 expect "uninstrumented binary" 1 "ukcov: error: /bin/true: __sanitizer_cov* functions not found: the binary is not instrumented with trace-pc or trace-pc-guard, or is stripped" "$U" print-coverage-pcs /bin/true
-expect "not an ELF for print-coverage-pcs" 1 "ukcov: error: $S1: not an ELF file" sh -c "cd / && $U print-coverage-pcs $T/$S1 2>&1 | sed 's|$T/||' >&2; exit 1"
+expect "not an ELF for print-coverage-pcs" 1 "ukcov: error: $S1: not an ELF file" "$U" print-coverage-pcs "$S1"
 printf '{"covered-points": [1, 2], "point-symbol-info": {"f": {"g": {"1": "12"}}}}' >bad.symcov
 expect "symcov location without ':'" 1 'ukcov: error: bad.symcov: line 1: expected "line:column" for point 1' "$U" covered-functions bad.symcov
 printf '{"covered-points": ["a"' >trunc.symcov
@@ -233,14 +338,17 @@ if [ -x "$FZ/fuzz-sancov" ]; then
 	printf '\x01\x05\x10\x40\x00\x00\x00\x00\x0064\n400000 402000 0 a.out\n' >seed-rawmap/a
 	printf 'void __sanitizer_cov_trace_pc(void){}\nvoid _start(void){for(;;);}\n' >tiny.c
 	gcc -Os -nostdlib -static -fsanitize-coverage=trace-pc tiny.c -o seed-elfpoints/tiny 2>/dev/null
+	# A crash is kept under the build directory, never in the source
+	# tree; copy it into tests/tool/fuzz-regress/ by hand with its fix.
 	for p in sancov symcov dump rawmap modules elfpoints; do
-		mkdir -p "crash-$p"
+		crash=$TOP/$B/fuzz-crashes/$p
+		rm -rf "crash-$p"; mkdir -p "crash-$p"
 		len=4096; [ $p = elfpoints ] && len=32768
 		"$FZ/fuzz-$p" -max_total_time="${FUZZ_SECONDS:-8}" -max_len=$len -timeout=10 \
 			-artifact_prefix="crash-$p/" "seed-$p" >"fuzz-$p.log" 2>&1
 		if [ -z "$(ls "crash-$p")" ]; then ok "fuzz $p (${FUZZ_SECONDS:-8}s, $(grep -o 'Done [0-9]* runs' "fuzz-$p.log"))"; else
-			cp "crash-$p"/* "$TOP/tests/tool/fuzz-regress/$p/" 2>/dev/null
-			bad "fuzz $p: crash kept in tests/tool/fuzz-regress/$p" "fuzz-$p.log"; fi
+			mkdir -p "$crash" && cp "crash-$p"/* "fuzz-$p.log" "$crash/"
+			bad "fuzz $p: crash input kept in $crash: $(ls "crash-$p" | tr '\n' ' ')" "fuzz-$p.log"; fi
 		if ls "$TOP/tests/tool/fuzz-regress/$p"/* >/dev/null 2>&1; then
 			check "fuzz $p regression inputs" "$FZ/fuzz-$p" -runs=0 "$TOP/tests/tool/fuzz-regress/$p"/*
 		fi
