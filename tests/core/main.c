@@ -50,6 +50,7 @@ int main(int argc, char **argv)
 	register_signal_tests();
 	register_unique_tests();
 	register_remote_tests();
+	register_owner_tests();
 	have |= target_has_cmp ? NEED_CMP : NEED_PCONLY;
 	have |= core_have_native ? NEED_NATIVE : 0;
 	return test_run_all(have, prefix, filter) ? 1 : 0;

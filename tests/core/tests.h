@@ -19,6 +19,7 @@ void register_exec_tests(void);
 void register_signal_tests(void);
 void register_unique_tests(void);
 void register_remote_tests(void);
+void register_owner_tests(void);
 
 /* t_exec.c: the image an exec test runs (argv[1] == "--exec-target"). */
 int exec_target_main(int argc, char **argv);
