@@ -9,8 +9,9 @@
 # Run from the top of the tree with $B set (make test does it):
 #   B=build tests/suites.d/55-unique.sh
 # Lua's sources come from $BENCH_CACHE/src, bench/.cache/src or
-# /work/bench-cache/src (what bench/fetch.sh fetched); without them the
-# Lua checks print one "skipped" line.
+# /work/bench-cache/src (what bench/fetch.sh fetched), else from
+# `apt-get source lua5.4` checked against fetch.sh's sha256; without
+# them the Lua checks print one "skipped" line.
 set -u
 . tests/lib.sh
 TOP=$(pwd)
@@ -152,8 +153,17 @@ lua_src=
 for d in "${BENCH_CACHE:-/nonexistent}/src" "$TOP/bench/.cache/src" /work/bench-cache/src; do
 	[ -f "$d/lua-5.4.4/src/lua.c" ] && { lua_src=$d/lua-5.4.4; break; }
 done
+# Not in a cache: what bench/fetch.sh would fetch, Debian's lua5.4 source
+# (needs deb-src entries), checked against the sha256 it records.
+if [ -z "$lua_src" ] && command -v apt-get >/dev/null &&
+	(cd "$T" && apt-get source --download-only -qq lua5.4 >apt.log 2>&1) &&
+	lua_sha=$(sed -n 's/^LUA_SHA=//p' "$TOP/bench/fetch.sh") &&
+	echo "$lua_sha  $T/lua5.4_5.4.4.orig.tar.gz" | sha256sum -c --quiet - >/dev/null 2>&1 &&
+	mkdir -p "$T/src" && tar -C "$T/src" -xzf "$T/lua5.4_5.4.4.orig.tar.gz"; then
+	lua_src=$T/src/lua-5.4.4
+fi
 if [ -z "$lua_src" ]; then
-	echo "skipped lua: no Lua 5.4.4 sources (run make bench-fetch, or set BENCH_CACHE)"
+	echo "skipped lua: no Lua 5.4.4 sources (no bench cache, apt-get source lua5.4 failed: run make bench-fetch, or set BENCH_CACHE)"
 else
 	# Lua seeds its string hashes with the time and ASLR'd addresses,
 	# so two runs may differ; a fixed seed makes them comparable.
