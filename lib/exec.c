@@ -9,7 +9,6 @@
  * released like any exiting thread.  A descriptor with no fd that
  * survives exec gets a carrier fd for the crossing.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -120,15 +119,8 @@ void ukcov__exec_failed(void)
 	pthread_mutex_unlock(&ukcov__proc_lock);
 }
 
-typedef int (*execve_fn)(const char *, char *const[], char *const[]);
-typedef int (*execv_fn)(const char *, char *const[]);
-typedef int (*fexecve_fn)(int, char *const[], char *const[]);
-
-static void *real_exec(const char *name)
-{
-	return dlsym(RTLD_NEXT, name);
-}
-
+/* Mark the exec, run it (real.c finds libc's function, or does it with
+ * raw system calls in a static program), and unmark if it failed. */
 #define EXEC_CALL(call)						\
 	do {								\
 		int rc_, e_;						\
@@ -143,38 +135,34 @@ static void *real_exec(const char *name)
 UKCOV_EXPORT int execve(const char *path, char *const argv[],
 			char *const envp[])
 {
-	execve_fn f = (execve_fn)real_exec("execve");
+	EXEC_CALL(ukcov__real_execve(path, argv, envp));
+}
 
-	EXEC_CALL(f ? f(path, argv, envp) : (errno = ENOSYS, -1));
+UKCOV_EXPORT int execveat(int dirfd, const char *path, char *const argv[],
+			  char *const envp[], int flags)
+{
+	EXEC_CALL(ukcov__real_execveat(dirfd, path, argv, envp, flags));
 }
 
 UKCOV_EXPORT int execv(const char *path, char *const argv[])
 {
-	execv_fn f = (execv_fn)real_exec("execv");
-
-	EXEC_CALL(f ? f(path, argv) : (errno = ENOSYS, -1));
+	EXEC_CALL(ukcov__real_execv(path, argv));
 }
 
 UKCOV_EXPORT int execvp(const char *file, char *const argv[])
 {
-	execv_fn f = (execv_fn)real_exec("execvp");
-
-	EXEC_CALL(f ? f(file, argv) : (errno = ENOSYS, -1));
+	EXEC_CALL(ukcov__real_execvp(file, argv));
 }
 
 UKCOV_EXPORT int execvpe(const char *file, char *const argv[],
 			 char *const envp[])
 {
-	execve_fn f = (execve_fn)real_exec("execvpe");
-
-	EXEC_CALL(f ? f(file, argv, envp) : (errno = ENOSYS, -1));
+	EXEC_CALL(ukcov__real_execvpe(file, argv, envp));
 }
 
 UKCOV_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
-	fexecve_fn f = (fexecve_fn)real_exec("fexecve");
-
-	EXEC_CALL(f ? f(fd, argv, envp) : (errno = ENOSYS, -1));
+	EXEC_CALL(ukcov__real_fexecve(fd, argv, envp));
 }
 
 /* execl, execlp, execle: gather the list into an argv. */

@@ -24,7 +24,6 @@
  * runtime interposes: libukcov.a is also linked into fully static
  * programs, where glibc's own pthread_create cannot be reached.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -164,30 +163,22 @@ static void *follow_thread_start(void *p)
 	return s.fn(s.arg);
 }
 
-typedef int (*pthread_create_fn)(pthread_t *, const pthread_attr_t *,
-				 void *(*)(void *), void *);
-
 UKCOV_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 				void *(*fn)(void *), void *arg)
 {
-	static pthread_create_fn real;
 	struct follow_start *s;
 	int rc;
 
-	if (!real)
-		real = (pthread_create_fn)dlsym(RTLD_NEXT, "pthread_create");
-	if (!real)
-		return ENOSYS;
 	/* Wrapped only when the thread must follow or inherits a remote
 	 * common handle; otherwise glibc's, untouched. */
 	if ((!follow.active && !__ukcov_thread.common_handle) ||
 	    !(s = malloc(sizeof(*s))))
-		return real(th, attr, fn, arg);
+		return ukcov__real_pthread_create(th, attr, fn, arg);
 	s->fn = fn;
 	s->arg = arg;
 	s->follow = follow.active;
 	s->common_handle = __ukcov_thread.common_handle;
-	rc = real(th, attr, follow_thread_start, s);
+	rc = ukcov__real_pthread_create(th, attr, follow_thread_start, s);
 	if (rc)
 		free(s);
 	return rc;

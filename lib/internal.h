@@ -314,6 +314,17 @@ void *ukcov__real_mmap(void *addr, size_t len, int prot, int flags, int fd,
 		       off_t off);
 int ukcov__real_sigaction(int sig, const void *act, void *oact);
 int ukcov__real_close_range(unsigned first, unsigned last, int flags);
+int ukcov__real_execve(const char *path, char *const argv[],
+		       char *const envp[]);
+int ukcov__real_execveat(int dirfd, const char *path, char *const argv[],
+			 char *const envp[], int flags);
+int ukcov__real_execv(const char *path, char *const argv[]);
+int ukcov__real_execvp(const char *file, char *const argv[]);
+int ukcov__real_execvpe(const char *file, char *const argv[],
+			char *const envp[]);
+int ukcov__real_fexecve(int fd, char *const argv[], char *const envp[]);
+int ukcov__real_pthread_create(pthread_t *th, const pthread_attr_t *attr,
+			       void *(*fn)(void *), void *arg);
 
 /* ---- exec.c / init.c ---- */
 void ukcov__exec_prepare(void);

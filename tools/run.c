@@ -506,8 +506,9 @@ static int load_thread_blocks(struct session *s)
 	}
 	if (!s->followed)
 		msg_warn("the program's runtime did not follow its threads: "
-			 "only the main thread was traced (link it with "
-			 "-lukcov, not libukcov.a)");
+			 "only the main thread was traced (libukcov.a and "
+			 "fully static programs cannot see pthread_create: "
+			 "link it dynamically with -lukcov)");
 	return 0;
 }
 

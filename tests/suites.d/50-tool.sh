@@ -255,9 +255,9 @@ if (cd "$T" && cc -g -O0 -fsanitize-coverage=trace-pc -c "$SRC/threads.c" -o thr
 else
 	bad "threads_count (the counting runtime) builds and counts"
 fi
-expect "--threads all with the static runtime says so (unique: $main_pcs)" 0 "ukcov: warning: the program's runtime did not follow its threads: only the main thread was traced (link it with -lukcov, not libukcov.a)
+expect "--threads all with the static runtime says so (unique: $main_pcs)" 0 "ukcov: warning: the program's runtime did not follow its threads: only the main thread was traced (libukcov.a and fully static programs cannot see pthread_create: link it dynamically with -lukcov)
 ukcov: ./threads_static exited with status 0; $main_pcs records, 0 dropped" "$U" run --threads all -o /dev/null -- ./threads_static
-expect "--threads all with the static runtime says so (pc: $main_calls)" 0 "ukcov: warning: the program's runtime did not follow its threads: only the main thread was traced (link it with -lukcov, not libukcov.a)
+expect "--threads all with the static runtime says so (pc: $main_calls)" 0 "ukcov: warning: the program's runtime did not follow its threads: only the main thread was traced (libukcov.a and fully static programs cannot see pthread_create: link it dynamically with -lukcov)
 ukcov: ./threads_static exited with status 0; $main_calls records, 0 dropped" "$U" run --mode pc --threads all -o /dev/null -- ./threads_static
 expect "--threads other" 2 "ukcov: error: run: --mode unique|pc|cmp|cmp-unique and --threads main|all" "$U" run --threads some -- true
 
