@@ -94,6 +94,21 @@ for cc in gcc clang; do
 	[ "$(grep -c '^# thread' t.raw)" = 3 ] || ok_threads=0
 	[ $ok_threads = 1 ] && ok "$cc: --threads all: each thread's points once" ||
 		bad "$cc: --threads all unique" "$(head -5 t.raw | tr '\n' ' ')"
+	# ... and in cmp-unique mode: each thread's records once, and
+	# together the deduplicated CMP traces of every thread.
+	if UKCOV_CC=$cc UKCOV_CMP=1 "$CCW" -O1 "$SRC/uthreads.c" -lpthread -o uthreads_$cc; then
+		"$U" run --mode cmp-unique --threads all --raw -- ./uthreads_$cc >tc.raw 2>tc.err
+		ok_tc=1
+		awk '/^# thread/{b++; next} /^0x/{print b" "$0}' tc.raw | sort | uniq -d | grep -q . && ok_tc=0
+		[ "$(grep -c '^# thread' tc.raw)" = 2 ] && [ "$(dropped tc.err)" = 0 ] || ok_tc=0
+		"$U" run --mode cmp-unique --threads all -o tcu.dump -- ./uthreads_$cc >/dev/null 2>&1
+		"$U" run --mode cmp --size $BIG --threads all -o tcp.dump -- ./uthreads_$cc >/dev/null 2>&1
+		[ "$("$U" cmp tcu.dump | sort -u)" = "$("$U" cmp tcp.dump | sort -u)" ] || ok_tc=0
+		[ $ok_tc = 1 ] && ok "$cc: cmp-unique --threads all: once per thread, = the CMP traces" ||
+			bad "$cc: cmp-unique --threads all" "$(cat tc.err | tr '\n' ' ')"
+	else
+		bad "$cc: uthreads builds" "ukcov-cc failed"
+	fi
 	"$U" run --threads all -o ta.dump -- ./threads_$cc >/dev/null 2>&1
 	"$U" run --threads all --mode pc --size $BIG -o tp.dump -- ./threads_$cc >/dev/null 2>&1
 	same_points "$cc: --threads all: unique points = full traces' points" ta.dump tp.dump
