@@ -10,6 +10,9 @@
  * Prints, each the median of ROUNDS timed runs (CLOCK_MONOTONIC):
  *   noop      ukcov_remote_start(unregistered) + ukcov_remote_stop()
  *   empty     an empty section for a registered handle, start + stop
+ *   xempty    the same in a fork child: the collector is in another
+ *             process (the machine's registry, a proxy collector)
+ *   xsection  a section of 64 PCs in the fork child, per section
  *   merge     per record: a section of 4096 PCs merged into the
  *             collector's buffer, minus the same section when the
  *             buffer is full (nothing copied), divided by 4096; and,
@@ -27,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -130,8 +134,51 @@ static double own_records(long n)
 }
 
 struct results {
-	double noop, empty, sec, sec_full, own;
+	double noop, empty, sec, sec_full, own, xempty, xsec;
 };
+
+/* ns per section of 64 PCs, merged. */
+static double small_sections(long n)
+{
+	double t0 = now_ns();
+
+	for (long i = 0; i < n; i++) {
+		if (i % 1024 == 0)
+			__atomic_store_n(&collector_buf[0], 0, __ATOMIC_RELAXED);
+		ukcov_remote_start(HANDLE);
+		for (int k = 0; k < 64; k++)
+			rb_leaf();
+		ukcov_remote_stop();
+	}
+	return (now_ns() - t0) / (double)n;
+}
+
+/* The cross-process figures, measured by a fork child (its sections
+ * find the parent's collector through the registry) and sent back. */
+static void cross_process(double *xempty, double *xsec)
+{
+	double v[2][64], res[2];
+	int p[2];
+	pid_t pid;
+
+	if (pipe(p) != 0)
+		perror("pipe"), exit(1);
+	pid = fork();
+	if (pid == 0) {
+		for (int i = 0; i < rounds; i++) {
+			v[0][i] = sections(HANDLE, 200000);
+			v[1][i] = small_sections(20000);
+		}
+		res[0] = median(v[0], rounds);
+		res[1] = median(v[1], rounds);
+		_exit(write(p[1], res, sizeof(res)) == sizeof(res) ? 0 : 1);
+	}
+	if (pid < 0 || read(p[0], res, sizeof(res)) != sizeof(res))
+		perror("cross-process child"), exit(1);
+	waitpid(pid, NULL, 0);
+	*xempty = res[0];
+	*xsec = res[1];
+}
 
 static void *measure(void *p)
 {
@@ -242,6 +289,7 @@ int main(int argc, char **argv)
 	}
 	pthread_create(&th, NULL, measure, &r);
 	pthread_join(th, NULL);
+	cross_process(&r.xempty, &r.xsec);
 	merge = (r.sec - r.sec_full) / RECS;
 	for (int i = 0; i < rounds; i++)
 		for (int m = PLAIN; m <= REGISTERED; m++)
@@ -249,6 +297,8 @@ int main(int argc, char **argv)
 	printf("remote-bench: medians of %d rounds\n", rounds);
 	printf("noop section (unregistered handle): %.1f ns\n", r.noop);
 	printf("empty section (start+stop):         %.1f ns\n", r.empty);
+	printf("cross-process empty section:        %.1f ns\n", r.xempty);
+	printf("cross-process section of 64 PCs:    %.1f ns\n", r.xsec);
 	printf("section of %d PCs: %.0f ns merged, %.0f ns into a full "
 	       "buffer; the same PCs traced by the thread itself: %.0f ns\n",
 	       RECS, r.sec, r.sec_full, r.own);

@@ -21,8 +21,8 @@
  * the file, which the kernel drops when a writer dies.  Readers (a
  * section start in another process) probe without a lock and check the
  * slot's handle again after reading it.  A slot whose pid and start
- * time no longer name a live process is dead: lookups skip it and the
- * next registration of the handle takes it over.
+ * time no longer name a live process is dead: the next registration of
+ * the handle takes it over.
  *
  * A worker process opens a collector's descriptor once, through
  * /proc/<pid>/fd/<n>, and keeps it mapped (a proxy collector); the
@@ -338,8 +338,12 @@ int ukcov__registry_lookup(uint64_t handle, struct ukcov_reg_entry *out)
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		if (__atomic_load_n(&s->handle, __ATOMIC_RELAXED) != handle)
 			continue;
-		if (out->pid == (int32_t)getpid() ||
-		    !collector_alive(out->pid, out->start))
+		/* No liveness check here (it reads /proc, 100 times a
+		 * section's cost): a dead collector's block stays mapped
+		 * by the proxy, so its sections write into memory nobody
+		 * reads, and lose only their own coverage.  Registration
+		 * reclaims the slot. */
+		if (out->pid == (int32_t)getpid())
 			continue;
 		return 0;
 	}

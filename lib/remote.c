@@ -682,7 +682,8 @@ static struct ukcov_collector *collector_get(struct ukcov_thread *t,
 	if (!c && ukcov__registry_lookup(handle, &e) == 0) {
 		pthread_mutex_lock(&reg_lock);
 		c = proxy_get_locked(&e);
-		if (c && proxy_refresh(c, e.gen)) {
+		/* Mode and area are fixed for a generation: read once. */
+		if (c && (c->gen == e.gen || proxy_refresh(c, e.gen))) {
 			__atomic_add_fetch(&c->refs, 1, __ATOMIC_RELAXED);
 			*seq = e.gen;
 		} else {

@@ -17,6 +17,15 @@ for rt in nop ref uk uks ukplt; do
     done
 done
 
+# The remote-coverage benchmark builds and runs (one round).
+if make --no-print-directory -s B="$B" "$B/bench/remote/remote-bench" >"$T/rb.log" 2>&1 &&
+   UKCOV_REGISTRY=$T/registry "$B/bench/remote/remote-bench" 1 >"$T/rb.out" 2>&1 &&
+   grep -q '^merge per record:' "$T/rb.out" && grep -q '^cross-process empty section:' "$T/rb.out"; then
+    ok remote-bench
+else
+    bad remote-bench "$(tail -3 "$T/rb.log" "$T/rb.out" | tr '\n' ' ')"
+fi
+
 # A small instrumented program, traced through kcovrun: records must arrive.
 cc -O2 -fsanitize-coverage=trace-pc,trace-cmp -c bench/smoke/target.c -o "$T/target.o"
 cc "$T/target.o" "$B/bench/rt/refcov.o" -o "$T/t_ref"
