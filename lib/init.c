@@ -101,8 +101,26 @@ void ukcov__takeover_scan(void)
 	}
 }
 
+/* UKCOV_COMMON_HANDLE (hex or decimal): the main thread's remote common
+ * handle, as if inherited across the exec that started this program
+ * (Linux keeps kcov_handle in the task across exec; ukcov run --remote
+ * --common passes it this way). */
+static void common_handle_from_env(void)
+{
+	const char *v = getenv("UKCOV_COMMON_HANDLE");
+	char *end;
+	unsigned long long h;
+
+	if (!v || !*v)
+		return;
+	h = strtoull(v, &end, 0);
+	if (*end == '\0' && (h >> 56) == 0 && (h & ~0xffffffffULL) == 0)
+		__ukcov_thread.common_handle = h;
+}
+
 __attribute__((constructor(101))) static void ukcov_init(void)
 {
+	common_handle_from_env();
 	ukcov__threads_init();
 	ukcov__sancov_init();
 	ukcov__takeover_scan();

@@ -95,6 +95,10 @@ struct ukcov_cb {
 	uint64_t remote_area;		/* [M] a section's area, in words */
 	int32_t remote_mode;		/* [M] UKCOV_MODE_PC or _CMP */
 	int32_t remote_pad;
+	char remote_modules[256];	/* [M] where processes that feed the
+					 * collection append their module
+					 * tables ($UKCOV_REMOTE_MODULES of
+					 * the collector), or "" */
 	uint64_t uniq_words;		/* [M] bitmap words while RUNNING in a
 					 * unique mode (KCOV_UNIQUE_ENABLE),
 					 * 0 otherwise */
@@ -393,5 +397,6 @@ int ukcov__remote_reset_trace(struct ukcov_thread *t);
 
 /* ---- modules.c (the tool's module table) ---- */
 void ukcov__modules_snapshot(void);
+void ukcov__modules_snapshot_to(const char *path);
 
 #endif /* UKCOV_INTERNAL_H */

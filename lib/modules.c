@@ -172,7 +172,13 @@ int put_end(struct line *l)
 
 void ukcov__modules_snapshot(void)
 {
-	const char *path = getenv("UKCOV_MODULES");
+	ukcov__modules_snapshot_to(getenv("UKCOV_MODULES"));
+}
+
+/* The same into path: a remote collector's table of its feeders
+ * (remote.c).  O_APPEND without O_CREAT: the collector made it. */
+void ukcov__modules_snapshot_to(const char *path)
+{
 	struct line l;
 
 	if (!path || !*path)

@@ -73,6 +73,7 @@ struct ukcov_collector {
 	/* Proxies only: which collector, [I]. */
 	int32_t pid;
 	uint64_t start, ino, gen;
+	uint64_t modules_gen;		/* [R] generation our table went to */
 };
 
 struct reg_entry {
@@ -444,6 +445,20 @@ static int remote_enable_check(const struct ukcov_desc *d,
 	return 0;
 }
 
+/* $UKCOV_REMOTE_MODULES: the file where the processes that feed this
+ * collection append their module tables (ukcov run --remote), so that
+ * their PCs can be symbolized; too long a path is not used. */
+static void remote_modules_path(struct ukcov_cb *cb)
+{
+	const char *p = getenv("UKCOV_REMOTE_MODULES");
+	size_t n = p ? strlen(p) : 0;
+
+	if (n >= sizeof(cb->remote_modules))
+		n = 0;
+	memcpy(cb->remote_modules, p ? p : "", n);
+	cb->remote_modules[n] = 0;
+}
+
 /*
  * KCOV_REMOTE_ENABLE, in the order of kcov_ioctl and
  * kcov_ioctl_locked.  Called with ukcov__proc_lock and the block's
@@ -476,6 +491,7 @@ int ukcov__remote_enable_locked(struct ukcov_desc *d, int fd,
 	d->cb->remote_gen++;
 	d->cb->remote_mode = mode;
 	d->cb->remote_area = c->area_words;
+	remote_modules_path(d->cb);
 	/* Linux commits the owner before it looks at the handles, and a
 	 * bad handle rolls everything back with kcov_disable. */
 	rc = ukcov__enable_locked(d, fd, UKCOV_MODE_REMOTE);
@@ -655,6 +671,23 @@ static int proxy_refresh(struct ukcov_collector *c, uint64_t gen)
 	return ok;
 }
 
+/* Once per collection this process feeds: its module table goes where
+ * the collector asked, so the collector's tool can symbolize our PCs.
+ * Not from a signal handler (dl_iterate_phdr takes the loader's lock):
+ * the next section outside one sends it.  Called with reg_lock held. */
+static void proxy_send_modules(const struct ukcov_thread *t,
+			       struct ukcov_collector *c)
+{
+	char path[sizeof(c->cb->remote_modules)];
+
+	if (c->modules_gen == c->gen || t->sig_depth > 0)
+		return;
+	c->modules_gen = c->gen;
+	memcpy(path, c->cb->remote_modules, sizeof(path));
+	path[sizeof(path) - 1] = 0;
+	ukcov__modules_snapshot_to(path);
+}
+
 /* Take a reference on the collector of handle, or NULL: this process's
  * own first, then the machine's registry. */
 static struct ukcov_collector *collector_get(struct ukcov_thread *t,
@@ -686,6 +719,7 @@ static struct ukcov_collector *collector_get(struct ukcov_thread *t,
 		if (c && (c->gen == e.gen || proxy_refresh(c, e.gen))) {
 			__atomic_add_fetch(&c->refs, 1, __ATOMIC_RELAXED);
 			*seq = e.gen;
+			proxy_send_modules(t, c);
 		} else {
 			c = NULL;
 		}

@@ -358,6 +358,10 @@ struct session {
 	pid_t pid;
 	int status;
 	uint64_t dropped;
+	bool remote;		/* --remote: a KCOV_REMOTE_ENABLE collection */
+	uint64_t handles[KCOV_REMOTE_MAX_HANDLES];
+	uint32_t nhandles;
+	uint64_t common;	/* --common: the client's common handle */
 };
 
 /* One thread's records from the UKCOV_THREADS_OUT file (lib/follow.c). */
@@ -409,6 +413,20 @@ static int enable(struct session *s)
 static void child(struct session *s, char **argv)
 {
 	setenv("UKCOV_MODULES", s->modules, 1);
+	if (s->remote) {
+		char v[32];
+
+		/* The collector is the tool; the client only feeds it,
+		 * with the common handle across its exec. */
+		unsetenv("UKCOV_REMOTE_MODULES");
+		snprintf(v, sizeof(v), "0x%llx", (unsigned long long)s->common);
+		if (s->common)
+			setenv("UKCOV_COMMON_HANDLE", v, 1);
+		s->rt.execvp(argv[0], argv);
+		fprintf(stderr, "ukcov: error: %s: %s\n", argv[0],
+			strerror(errno));
+		_exit(127);
+	}
 	if (s->all_threads)
 		setenv("UKCOV_THREADS_OUT", s->threads, 1);
 	else
@@ -442,11 +460,38 @@ static int make_temp(char *path, size_t size, const char *what)
 	return 0;
 }
 
+/* --remote: this process collects (Linux KCOV_REMOTE_ENABLE), and
+ * the processes that feed it append their module tables to the same
+ * file as the client (UKCOV_REMOTE_MODULES, lib/remote.c). */
+static int remote_enable(struct session *s)
+{
+	struct kcov_remote_arg *ra;
+	int r = 0;
+
+	ra = xcalloc(1, sizeof(*ra) + s->nhandles * sizeof(uint64_t));
+	ra->trace_mode = s->cmp ? KCOV_TRACE_CMP : KCOV_TRACE_PC;
+	ra->area_size = (uint32_t)s->words;
+	ra->num_handles = s->nhandles;
+	ra->common_handle = s->common;
+	memcpy(ra->handles, s->handles, s->nhandles * sizeof(uint64_t));
+	setenv("UKCOV_REMOTE_MODULES", s->modules, 1);
+	if (s->rt.ioctl(s->fd, KCOV_REMOTE_ENABLE, ra) < 0) {
+		msg_error("KCOV_REMOTE_ENABLE: %s%s", strerror(errno),
+			  errno == EEXIST ? " (a handle is collected by "
+					    "another process)" : "");
+		r = EXIT_DATA;
+	}
+	free(ra);
+	return r;
+}
+
 static int launch(struct session *s, char **argv)
 {
 	if (make_temp(s->modules, sizeof(s->modules), "mod") ||
 	    (s->all_threads &&
 	     make_temp(s->threads, sizeof(s->threads), "thr")))
+		return EXIT_DATA;
+	if (s->remote && remote_enable(s))
 		return EXIT_DATA;
 	fflush(NULL);
 	s->pid = fork();
@@ -660,6 +705,56 @@ static uint64_t default_bitmap(unsigned long size)
 	return w > 4096 ? 4096 : w ? w : 1;
 }
 
+/* --remote 0x100000000000001,0x200000000000005: Linux handles, the
+ * kernel's checks left to KCOV_REMOTE_ENABLE.  --mode pc (the default
+ * here) or cmp: remote sections have no unique mode. */
+static int remote_checks(const struct options *o, struct session *s)
+{
+	const char *p = o->remote;
+	char *end;
+
+	if (!p || !*p) {
+		msg_error("run: --common goes with --remote HANDLE[,HANDLE...]");
+		return EXIT_USAGE;
+	}
+	if (strcmp(o->mode, "unique") && strcmp(o->mode, "pc") &&
+	    strcmp(o->mode, "cmp")) {
+		msg_error("run: --remote collects --mode pc or cmp");
+		return EXIT_USAGE;
+	}
+	if (o->bitmap || strcmp(o->threads, "main")) {
+		msg_error("run: --remote goes with neither --bitmap nor "
+			  "--threads");
+		return EXIT_USAGE;
+	}
+	for (;;) {
+		if (s->nhandles == KCOV_REMOTE_MAX_HANDLES) {
+			msg_error("run: --remote: at most %d handles",
+				  KCOV_REMOTE_MAX_HANDLES);
+			return EXIT_USAGE;
+		}
+		errno = 0;
+		s->handles[s->nhandles++] = strtoull(p, &end, 0);
+		if (end == p || errno || (*end && *end != ',')) {
+			msg_error("run: --remote %s: not a list of handles",
+				  o->remote);
+			return EXIT_USAGE;
+		}
+		if (!*end)
+			break;
+		p = end + 1;
+	}
+	s->remote = true;
+	s->cmp = !strcmp(o->mode, "cmp");
+	s->bitmap = 0;
+	/* As kcov.rst suggests for several processes: the pid as the
+	 * common handle's instance. */
+	if (o->common)
+		s->common = kcov_remote_handle(KCOV_SUBSYSTEM_COMMON,
+					       (uint64_t)getpid());
+	return 0;
+}
+
 static int run_checks(const struct options *o, struct session *s)
 {
 	bool unique = !strcmp(o->mode, "unique") ||
@@ -679,6 +774,8 @@ static int run_checks(const struct options *o, struct session *s)
 		msg_error("run: missing the program (ukcov run -- PROG ARGS)");
 		return EXIT_USAGE;
 	}
+	if (o->remote || o->common)
+		return remote_checks(o, s);
 	s->cmp = !strncmp(o->mode, "cmp", 3);
 	s->bitmap = unique ? (o->bitmap ? o->bitmap : default_bitmap(o->size))
 			   : 0;
@@ -693,7 +790,9 @@ static int report_run(struct options *o, struct session *s)
 	size_t count;
 	int r = 0, code;
 
-	if (load_modules_file(s->modules, s->pid, &d) < 0 ||
+	/* A remote collection holds PCs of every process that fed it:
+	 * all their tables. */
+	if (load_modules_file(s->modules, s->remote ? 0 : s->pid, &d) < 0 ||
 	    (s->all_threads && load_thread_blocks(s) < 0))
 		r = EXIT_DATA;
 	d.cmp = s->cmp;
@@ -710,7 +809,8 @@ static int report_run(struct options *o, struct session *s)
 		dump_add_info(&d, "dropped", v);
 		snprintf(v, sizeof(v), "%d", s->status);
 		dump_add_info(&d, "wait-status", v);
-		dump_add_info(&d, "collection", s->bitmap ? "unique" : "trace");
+		dump_add_info(&d, "collection", s->remote ? "remote" :
+				  s->bitmap ? "unique" : "trace");
 		if (s->bitmap) {
 			snprintf(v, sizeof(v), "%llu",
 				 (unsigned long long)s->bitmap);

@@ -49,6 +49,9 @@ static const char usage_text[] =
 "                          run PROG with a kcov descriptor, print or save\n"
 "                          what it covered (default: unique, each point\n"
 "                          once)\n"
+"  run --remote HANDLE[,HANDLE...] [--common] [--mode pc|cmp] [-o DUMP]\n"
+"      -- CLIENT ARGS      collect the remote sections of those handles\n"
+"                          (any process) while CLIENT runs\n"
 "Raw coverage (.sancov, ukcov dumps):\n"
 "  print [--lines] FILE... covered PCs, one file after another;\n"
 "                          --lines: each symbolized (dumps)\n"
@@ -137,6 +140,8 @@ static const struct opt_def opt_defs[] = {
 	{ "size", NULL, 'n', OFF(size) },
 	{ "bitmap", NULL, 'n', OFF(bitmap) },
 	{ "threads", NULL, 's', OFF(threads) },
+	{ "remote", NULL, 's', OFF(remote) },
+	{ "common", NULL, 'b', OFF(common) },
 	{ "raw", NULL, 'b', OFF(raw) },
 	{ "lines", NULL, 'b', OFF(lines) },
 	{ "source-root", NULL, 's', OFF(source_root) },

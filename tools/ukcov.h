@@ -15,6 +15,8 @@ struct options {
 	unsigned long size;		/* run: buffer words */
 	unsigned long bitmap;		/* run: bitmap words (unique), 0 auto */
 	const char *threads;		/* run: main | all */
+	const char *remote;		/* run: --remote HANDLE[,HANDLE...] */
+	bool common;			/* run: --common (with --remote) */
 	bool raw;			/* run: print the raw trace */
 	bool lines;			/* print: symbolize each point */
 	const char *source_root;	/* reports: where sources live */

@@ -259,6 +259,38 @@ expect "--threads all with the static runtime says so (unique: $main_pcs)" 0 "uk
 ukcov: ./threads_static exited with status 0; $main_pcs records, 0 dropped" "$U" run --threads all -o /dev/null -- ./threads_static
 expect "--threads all with the static runtime says so (pc: $main_calls)" 0 "ukcov: warning: the program's runtime did not follow its threads: only the main thread was traced (libukcov.a and fully static programs cannot see pthread_create: link it dynamically with -lukcov)
 ukcov: ./threads_static exited with status 0; $main_calls records, 0 dropped" "$U" run --mode pc --threads all -o /dev/null -- ./threads_static
+# --remote: the sections of other threads and processes (issue 7).  A
+# registry of this run's own; the server is bounded (one request, 30 s).
+export UKCOV_REGISTRY="$T/registry"
+(cd "$T" && "$CC_W" -O1 "$SRC/remote.c" -lpthread -o remote) >"$T/out" 2>&1 || bad "remote fixture builds" "$T/out"
+(cd "$T" && "$U" run --remote 0x0200000000000007 --common -o r.dump -- ./remote && "$U" covered-functions r.dump remote) >"$T/r.txt" 2>"$T/r.err"
+grep -q ' rw_common$' "$T/r.txt" && grep -q ' rw_global$' "$T/r.txt" && grep -q ' rw_child$' "$T/r.txt" && ! grep -q ' main_only$' "$T/r.txt" &&
+	ok "run --remote --common: the sections of the client, its thread and its fork child, nothing else" || bad "run --remote --common" "$T/r.err"
+(cd "$T" && "$U" run --remote 0x0200000000000007 -o r2.dump -- ./remote && "$U" covered-functions r2.dump remote) >"$T/r2.txt" 2>/dev/null
+grep -q ' rw_global$' "$T/r2.txt" && ! grep -q ' rw_common$' "$T/r2.txt" && ok "run --remote without --common: no common handle" || bad "run --remote" "$T/r2.txt"
+grep -q '^info collection remote$' "$T/r.dump" && ok "run --remote: the dump says remote" || bad "run --remote dump" "$T/r.dump"
+"$U" print --lines "$T/r.dump" >"$T/rl.txt" 2>&1
+grep -q '^remote+0x[0-9a-f]* rw_global .*remote.c:' "$T/rl.txt" && ok "print --lines reads a remote dump" || bad "print --lines remote" "$T/rl.txt"
+# wait_port FILE: the server wrote its port (bounded: 10 s).
+wait_port() { for _ in $(seq 100); do [ -s "$1" ] && return 0; sleep 0.1; done; return 1; }
+(cd "$T" && exec ./remote --serve port1) & srv=$!
+if wait_port "$T/port1" && (cd "$T" && "$U" run --remote 0x0200000000000007 --common -o s.dump -- ./remote --ask port1 && "$U" covered-functions s.dump remote) >"$T/s.txt" 2>"$T/s.err" &&
+   wait $srv && grep -q ' rw_server$' "$T/s.txt" && [ "$(grep -c '^module .*/remote$' "$T/s.dump")" -ge 2 ]; then
+	ok "run --remote: a server on 127.0.0.1 feeds the client's collection, symbolized with the server's module table"
+else
+	kill $srv 2>/dev/null; bad "run --remote server" "$T/s.err"
+fi
+(cd "$T" && exec ./remote --serve port2) & srv=$!
+if wait_port "$T/port2" && (cd "$T" && ./remote --collect port2) >"$T/c.txt" 2>&1 && wait $srv &&
+   grep -q '^collected [1-9][0-9]* PCs of the server' "$T/c.txt"; then
+	ok "a client collects the server's coverage of its request directly"
+else
+	kill $srv 2>/dev/null; bad "direct remote collection" "$T/c.txt"
+fi
+expect "--remote bad list" 2 "ukcov: error: run: --remote 1,x: not a list of handles" "$U" run --remote 1,x -- true
+expect "--common without --remote" 2 "ukcov: error: run: --common goes with --remote HANDLE[,HANDLE...]" "$U" run --common -- true
+expect "--remote with a bad handle" 1 "ukcov: error: KCOV_REMOTE_ENABLE: Invalid argument" "$U" run --remote 0x100 -- true
+unset UKCOV_REGISTRY
 expect "--threads other" 2 "ukcov: error: run: --mode unique|pc|cmp|cmp-unique and --threads main|all" "$U" run --threads some -- true
 
 # ---- rawunpack (sancov.py's coverage_direct pair) --------------------------
