@@ -13,18 +13,7 @@
 
 #include "dump.h"
 #include "elfpoints.h"
-
-int emit(const struct options *o, const struct strbuf *sb)
-{
-	int r = write_output(o->output, sb->s ? sb->s : "", sb->n);
-
-	if (r < 0) {
-		msg_error("%s: %s", o->output ? o->output : "<stdout>",
-			  strerror(-r));
-		return EXIT_DATA;
-	}
-	return 0;
-}
+#include "printer.h"
 
 static int need_args(const struct options *o, int min, const char *what)
 {
@@ -47,10 +36,11 @@ static void print_pcs(struct strbuf *sb, const struct pcvec *pv)
 }
 
 /* A dump prints module by module, each sorted; with --lines each point
- * symbolized, as "ukcov run" prints. */
-static int print_dump(const char *path, bool lines, struct strbuf *sb)
+ * symbolized by the binary with its module's build-id (bins: the
+ * binaries among print's arguments). */
+static int print_dump(const char *path, bool lines, struct bin_candidate *bins,
+		      size_t nbins, struct strbuf *sb)
 {
-	struct pcvec none = { 0 };
 	struct dump d;
 
 	if (dump_load(path, &d) < 0)
@@ -58,7 +48,7 @@ static int print_dump(const char *path, bool lines, struct strbuf *sb)
 	for (size_t i = 0; i < d.nmods; i++)
 		pcvec_sort_unique(&d.mods[i].pcs, true);
 	if (lines) {
-		dump_print_symbolized(&d, &none, sb);
+		print_symbolized(&d, NULL, path, bins, nbins, sb);
 	} else {
 		for (size_t i = 0; i < d.nmods; i++)
 			print_pcs(sb, &d.mods[i].pcs);
@@ -67,17 +57,21 @@ static int print_dump(const char *path, bool lines, struct strbuf *sb)
 	return 0;
 }
 
-static int print_one(const char *path, bool lines, struct strbuf *sb)
+struct print_input {
+	const char *path;
+	bool dump, elf;
+};
+
+static int print_one(const struct print_input *in, bool lines,
+		     struct bin_candidate *bins, size_t nbins,
+		     struct strbuf *sb)
 {
 	struct pcvec pv = { 0 };
 	int bits = 0;
-	char head[16];
-	size_t n;
 
-	if (read_head(path, head, sizeof(head), &n) == 0 &&
-	    dump_looks_like(head, n))
-		return print_dump(path, lines, sb);
-	if (sancov_load(path, &pv, &bits) < 0)
+	if (in->dump)
+		return print_dump(in->path, lines, bins, nbins, sb);
+	if (sancov_load(in->path, &pv, &bits) < 0)
 		return -1;
 	pcvec_sort_unique(&pv, true);
 	print_pcs(sb, &pv);
@@ -86,18 +80,38 @@ static int print_one(const char *path, bool lines, struct strbuf *sb)
 }
 
 /* sancov -print: each file sorted and de-duplicated on its own, files
- * one after another (not merged: that is what merge is for). */
+ * one after another (not merged: that is what merge is for).  With
+ * --lines, binaries among the files symbolize the dumps' modules. */
 int cmd_print(struct options *o)
 {
+	struct print_input *in = xcalloc((size_t)o->nargs + 1, sizeof(*in));
+	struct bin_candidate *bins = xcalloc((size_t)o->nargs + 1,
+					     sizeof(*bins));
 	struct strbuf sb = { 0 };
+	size_t nbins = 0;
 	int r = need_args(o, 1, ".sancov file");
 
+	for (int i = 0; i < o->nargs; i++) {
+		char head[16];
+		size_t n;
+
+		in[i].path = o->args[i];
+		if (read_head(o->args[i], head, sizeof(head), &n) < 0)
+			continue;	/* sancov_load names the problem */
+		in[i].dump = dump_looks_like(head, n);
+		in[i].elf = o->lines && is_elf_image(head, n);
+		if (in[i].elf)
+			bins[nbins++].path = o->args[i];
+	}
 	for (int i = 0; i < o->nargs && !r; i++)
-		if (print_one(o->args[i], o->lines, &sb) < 0)
+		if (!in[i].elf && print_one(&in[i], o->lines, bins, nbins,
+					    &sb) < 0)
 			r = EXIT_DATA;
 	if (!r)
 		r = emit(o, &sb);
 	sb_free(&sb);
+	free(bins);
+	free(in);
 	return r;
 }
 

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "binmatch.h"
 #include "dump.h"
 #include "elfpoints.h"
 
@@ -59,8 +60,7 @@ struct binary {
 	const char *name;	/* basename */
 	struct pcvec covered;
 	bool has_coverage;
-	struct elf_info info;
-	bool info_read;
+	struct bin_candidate bc;	/* for dump modules' build-ids */
 };
 
 struct inputs {
@@ -86,6 +86,7 @@ static int add_binary(struct inputs *in, const char *path)
 	memset(&in->bins[in->nbins], 0, sizeof(*in->bins));
 	in->bins[in->nbins].path = xstrdup(path);
 	in->bins[in->nbins].name = path_basename(in->bins[in->nbins].path);
+	in->bins[in->nbins].bc.path = in->bins[in->nbins].path;
 	in->nbins++;
 	return 0;
 }
@@ -170,48 +171,22 @@ static int read_sancovs(struct inputs *in)
 	return 0;
 }
 
-static struct elf_info *binary_info(struct binary *b)
-{
-	char err[ERRLEN];
-
-	if (!b->info_read && elf_read_info(b->path, &b->info, err) < 0)
-		memset(&b->info, 0, sizeof(b->info));
-	b->info_read = true;
-	return &b->info;
-}
-
-static bool id_equal(const struct elf_info *e, const struct dump_module *m)
-{
-	return e->build_id_len && e->build_id_len == m->build_id_len &&
-	       !memcmp(e->build_id, m->build_id, m->build_id_len);
-}
-
 /* A dump module's binary: by build-id among the inputs, else the
- * recorded path if its build-id matches. */
+ * recorded path if it is the same build (docs/FORMATS.md §3). */
 static struct binary *module_binary(struct inputs *in, const char *dump,
 				    const struct dump_module *m)
 {
-	char id[129];
+	struct bin_candidate rec;
+	enum bin_verdict v;
 
 	for (size_t i = 0; i < in->nbins; i++)
-		if (id_equal(binary_info(&in->bins[i]), m))
+		if (bin_matches(m, &in->bins[i].bc))
 			return &in->bins[i];
-	build_id_hex(m->build_id, m->build_id_len, id);
-	for (size_t i = 0; i < in->nbins; i++)
-		if (!m->build_id_len &&
-		    !strcmp(in->bins[i].name, path_basename(m->path)))
-			return &in->bins[i];
-	if (m->build_id_len && access(m->path, R_OK) == 0) {
-		struct elf_info e;
-		char err[ERRLEN];
-
-		if (elf_read_info(m->path, &e, err) == 0 && id_equal(&e, m) &&
-		    add_binary(in, m->path) == 0)
-			return &in->bins[in->nbins - 1];
-	}
-	msg_warn("%s: no binary with build-id %s for module %s; pass it on "
-		 "the command line (its %zu PCs are skipped)", dump, id,
-		 m->path, m->pcs.n);
+	v = bin_check_recorded(m, &rec);
+	if (v != BIN_FOUND)
+		bin_warn(dump, m, v, &rec, m->pcs.n, "are skipped");
+	else if (add_binary(in, m->path) == 0)
+		return &in->bins[in->nbins - 1];
 	return NULL;
 }
 

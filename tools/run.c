@@ -33,70 +33,7 @@
 #include <ukcov/linux/kcov.h>
 
 #include "dump.h"
-#include "symbolize.h"
-
-/* ---- symbolized printing, shared by run and cmp ---- */
-
-struct printer {
-	const struct dump *d;
-	struct strtab strs;
-	struct sym_module **mods;	/* opened lazily, per module */
-	bool *tried;
-};
-
-static void printer_init(struct printer *p, const struct dump *d)
-{
-	memset(p, 0, sizeof(*p));
-	p->d = d;
-	p->mods = xcalloc(d->nmods + 1, sizeof(struct sym_module *));
-	p->tried = xcalloc(d->nmods + 1, sizeof(*p->tried));
-}
-
-static void printer_free(struct printer *p)
-{
-	for (size_t i = 0; i < p->d->nmods; i++)
-		sym_close(p->mods[i]);
-	free(p->mods);
-	free(p->tried);
-	strtab_free(&p->strs);
-}
-
-/* "module+0xoff function file:line" or the absolute address. */
-static void put_location(struct printer *p, struct strbuf *sb, int mod,
-			 uint64_t off)
-{
-	const struct sym_frame *f;
-	char err[ERRLEN];
-
-	if (mod < 0 || (size_t)mod >= p->d->nmods) {
-		sb_printf(sb, "0x%llx", (unsigned long long)off);
-		return;
-	}
-	sb_printf(sb, "%s+0x%llx", path_basename(p->d->mods[mod].path),
-		  (unsigned long long)off);
-	if (!p->tried[mod]) {
-		p->tried[mod] = true;
-		p->mods[mod] = sym_open(p->d->mods[mod].path, &p->strs, true,
-					err);
-	}
-	if (p->mods[mod]) {
-		sym_lookup(p->mods[mod], off, &f);
-		sb_printf(sb, " %s %s:%u:%u", f[0].func, f[0].file, f[0].line,
-			  f[0].col);
-	}
-}
-
-static const char *const cmp_names[] = { "cmp1", "cmp2", "cmp4", "cmp8" };
-
-static void put_cmp(struct printer *p, struct strbuf *sb,
-		    const struct cmp_rec *c)
-{
-	sb_printf(sb, "%s%s 0x%llx 0x%llx ", cmp_names[(c->type >> 1) & 3],
-		  c->type & KCOV_CMP_CONST ? " const" : "",
-		  (unsigned long long)c->arg1, (unsigned long long)c->arg2);
-	put_location(p, sb, c->module, c->off);
-	sb_puts(sb, "\n");
-}
+#include "printer.h"
 
 /* ---- cmp ---- */
 
@@ -265,7 +202,6 @@ static int load_cmp_input(const char *path, const struct dump *mods,
 int cmd_cmp(struct options *o)
 {
 	struct dump d = { 0 }, mods = { 0 };
-	struct printer p;
 	struct strbuf sb = { 0 };
 	int r;
 
@@ -281,11 +217,8 @@ int cmd_cmp(struct options *o)
 		dump_free(&d);
 		return EXIT_DATA;
 	}
-	printer_init(&p, &d);
-	for (size_t i = 0; i < d.ncmps; i++)
-		put_cmp(&p, &sb, &d.cmps[i]);
+	print_symbolized(&d, NULL, o->args[0], NULL, 0, &sb);
 	r = emit(o, &sb);
-	printer_free(&p);
 	sb_free(&sb);
 	dump_free(&d);
 	return r;
@@ -618,24 +551,6 @@ static size_t collect_records(struct session *s, struct dump *d,
 	return total;
 }
 
-void dump_print_symbolized(const struct dump *d, const struct pcvec *unknown,
-			   struct strbuf *sb)
-{
-	struct printer p;
-
-	printer_init(&p, d);
-	for (size_t i = 0; i < d->nmods; i++)
-		for (size_t k = 0; k < d->mods[i].pcs.n; k++) {
-			put_location(&p, sb, (int)i, d->mods[i].pcs.v[k]);
-			sb_puts(sb, "\n");
-		}
-	for (size_t k = 0; k < unknown->n; k++)
-		sb_printf(sb, "0x%llx\n", (unsigned long long)unknown->v[k]);
-	for (size_t i = 0; i < d->ncmps; i++)
-		put_cmp(&p, sb, &d->cmps[i]);
-	printer_free(&p);
-}
-
 static void print_raw_records(const struct session *s, const uint64_t *recs,
 			      size_t count, struct strbuf *sb)
 {
@@ -818,7 +733,7 @@ static int report_run(struct options *o, struct session *s)
 		}
 		dump_serialize(&d, &sb);
 	} else {
-		dump_print_symbolized(&d, &unknown, &sb);
+		print_symbolized(&d, &unknown, o->args[0], NULL, 0, &sb);
 	}
 	if (!r)
 		r = emit(o, &sb);

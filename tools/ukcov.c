@@ -7,6 +7,7 @@
  */
 #include "ukcov.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,7 +55,8 @@ static const char usage_text[] =
 "                          (any process) while CLIENT runs\n"
 "Raw coverage (.sancov, ukcov dumps):\n"
 "  print [--lines] FILE... covered PCs, one file after another;\n"
-"                          --lines: each symbolized (dumps)\n"
+"                          --lines: each symbolized (dumps; binaries\n"
+"                          among the FILEs matched by build-id)\n"
 "  merge [-o OUT] FILE...  union of .sancov files, dumps or .symcov files\n"
 "  diff [-o OUT] A B       PCs covered in A and not in B\n"
 "  missing BIN [COV...]    coverage points of BIN not covered\n"
@@ -294,6 +296,18 @@ static int parse_args(int argc, char **argv, struct options *o,
 			while (*cmd && (*cmd)->fn == cmd_run && ++i < argc)
 				o->args[o->nargs++] = argv[i];
 		}
+	}
+	return 0;
+}
+
+int emit(const struct options *o, const struct strbuf *sb)
+{
+	int r = write_output(o->output, sb->s ? sb->s : "", sb->n);
+
+	if (r < 0) {
+		msg_error("%s: %s", o->output ? o->output : "<stdout>",
+			  strerror(-r));
+		return EXIT_DATA;
 	}
 	return 0;
 }

@@ -50,13 +50,6 @@ int cmd_cmp(struct options *o);
 int cmd_run(struct options *o);
 int cmd_serve(struct options *o);
 
-struct dump;
-struct pcvec;
-/* Each point of d (and the unknown absolute PCs) on a line:
- * "module+0xoff function file:line:col", as "ukcov run" prints. */
-void dump_print_symbolized(const struct dump *d, const struct pcvec *unknown,
-			   struct strbuf *sb);
-
 /*
  * Classify the inputs of a symbolizing command (binaries, .sancov files,
  * .symcov files, ukcov dumps), symbolize and unite them into out.

@@ -198,5 +198,34 @@ sparse cmp1.buf '\x00\x00\x00\x10\0\0\0\0'
 bounded "cmp: count word above a kcov buffer's" "ukcov: error: cmp1.buf: too large: the count word says 268435456 records, a kcov buffer holds at most 67108863" "$U" cmp cmp1.buf
 bounded "cmp: 16 GiB module table" "ukcov: error: huge.dump: not a module table: $nul" "$U" cmp --modules huge.dump cmp0.buf
 
+# ---- defect 5: print --lines matches binaries by build-id ----------------
+# good.dump records module $T/pgcc with pgcc's build-id.
+bid() { readelf -n "$1" | awk '/Build ID/ {print $3}'; }
+idx=$(awk -v p="$T/pgcc" '$1 == "module" && $NF == p {print $2}' good.dump)
+npcs=$(awk -v i="$idx" '$1 == "pcs" && $2 == i {print $3}' good.dump)
+"$U" print --lines good.dump >lines.ok 2>lines.err
+[ -s lines.ok ] && [ ! -s lines.err ] && grep -q '^pgcc+0x[0-9a-f]* afn .*/a.c:[0-9]*:[0-9]*$' lines.ok &&
+	ok "positive control: print --lines symbolizes with the recorded binary" || bad "print --lines control" lines.err
+sed 's/ .*//' lines.ok >lines.bare
+mv pgcc pgcc.away
+expect "print --lines: binary missing" 0 "$(cat lines.bare)" "ukcov: warning: good.dump: no binary with build-id $(bid pgcc.away) for module $T/pgcc; pass it on the command line (its $npcs PCs are printed without symbols)" "$U" print --lines good.dump
+"$U" covered-functions good.dump 2>&1 >/dev/null | sed -n 's/(its.*//p' >cf.warn
+"$U" print --lines good.dump 2>&1 >/dev/null | sed 's/(its.*//' >pl.warn
+same "print --lines says what covered-functions says" "cat cf.warn" "cat pl.warn"
+mkdir -p elsewhere && cp pgcc.away elsewhere/renamed
+expect "print --lines: binary given on the command line, matched by build-id" 0 "$(cat lines.ok)" "" "$U" print --lines good.dump elsewhere/renamed
+UKCOV_CC=gcc "$CC_W" -g -O1 -I"$P/inc" "$P/src/a.c" "$P/src/main.c" -o pgcc
+expect "print --lines: another build at the recorded path" 0 "$(cat lines.bare)" "ukcov: warning: good.dump: no binary with build-id $(bid pgcc.away) for module $T/pgcc ($T/pgcc is another build: build-id $(bid pgcc)); pass it on the command line (its $npcs PCs are printed without symbols)" "$U" print --lines good.dump
+strip -g -o pgcc pgcc.away
+"$U" covered-functions good.dump 2>nodebug.want >/dev/null
+"$U" print --lines good.dump >nodebug.out 2>nodebug.err
+if [ -s nodebug.want ] && cmp -s nodebug.want nodebug.err && grep -q "no DWARF debug info" nodebug.err &&
+	grep -q '^pgcc+0x[0-9a-f]* afn <invalid>:0:0$' nodebug.out; then
+	ok "print --lines: no debug info, said as covered-functions says it"
+else
+	cat nodebug.want nodebug.err nodebug.out >"$T/d"; bad "print --lines: no debug info" "$T/d"
+fi
+mv pgcc.away pgcc
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
