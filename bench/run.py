@@ -189,7 +189,8 @@ class Bench:
 
     # ---- valgrind instruction counts on the workloads ---------------------
     def run_icount(self):
-        names = ["a", "b0", "ref", "uk.off", "uk.pc", "uks.off", "uks.pc", "b0c", "ukc.off"]
+        names = ["a", "b0", "ref", "uk.off", "uk.pc", "uks.off", "uks.pc", "b0c", "ukc.off",
+                 "uk.uniq", "crtg", "ukg.uniq"]
         jobs = [(wl, cc, n) for wl in WORKLOADS for cc in COMPILERS for n in names
                 if self.available(wl, next(c[1] for c in CONFIGS if c[0] == n), cc,
                                   next(c[2] for c in CONFIGS if c[0] == n))]
@@ -503,7 +504,8 @@ def report_bytes(res):
 
 
 ICOUNT_RATIOS = [("b0", "a"), ("ref", "b0"), ("uk.off", "b0"), ("uks.off", "b0"),
-                 ("uk.pc", "ref"), ("uks.pc", "uk.pc"), ("ukc.off", "b0c")]
+                 ("uk.pc", "ref"), ("uks.pc", "uk.pc"), ("ukc.off", "b0c"),
+                 ("uk.uniq", "b0"), ("ukg.uniq", "crtg")]
 
 
 def report_icount(res):
