@@ -186,7 +186,7 @@ static void symbolize_points(struct sym_module *m, const struct pcvec *pts,
 static int check_subset(const struct pcvec *covered, const struct pcvec *pts,
 			const char *binary, const char *cov_name)
 {
-	size_t bad = 0;
+	size_t bad = 0, tail;
 	uint64_t first_bad = 0;
 
 	for (size_t i = 0; i < covered->n; i++)
@@ -198,6 +198,13 @@ static int check_subset(const struct pcvec *covered, const struct pcvec *pts,
 		  "%zu of %zu PCs of %s (first 0x%llx) are not coverage points "
 		  "of %s (another build of it?)", bad, covered->n, cov_name,
 		  (unsigned long long)first_bad, binary);
+	tail = elfpoints_tail_calls(binary);
+	if (tail)
+		msg_note("%s has %zu tail calls (jmp) to the coverage callback: "
+			 "gcc < 14 at -O2 records the caller's return address "
+			 "there (GCC PR 90746); rebuild with "
+			 "-fno-optimize-sibling-calls (ukcov-cc adds it)",
+			 binary, tail);
 	return -1;
 }
 

@@ -115,9 +115,9 @@ static void collect_slots(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh,
 }
 
 /* Decoded shape of a call/jmp we care about. */
-enum branch { BR_NONE, BR_CALL_REL, BR_CALL_MEM, BR_JMP_MEM };
+enum branch { BR_NONE, BR_CALL_REL, BR_CALL_MEM, BR_JMP_REL, BR_JMP_MEM };
 
-/* Classify an instruction from its bytes: call rel32, call/jmp [rip+d32],
+/* Classify an instruction from its bytes: call/jmp rel32, call/jmp [rip+d32],
  * after bnd/notrack/segment prefixes.  *target gets the absolute target
  * (rel) or GOT slot (mem). */
 static enum branch classify(const uint8_t *b, size_t size, uint64_t addr,
@@ -128,10 +128,10 @@ static enum branch classify(const uint8_t *b, size_t size, uint64_t addr,
 
 	while (i < size && (b[i] == 0xf2 || b[i] == 0x3e || b[i] == 0x2e))
 		i++;
-	if (i + 5 == size && b[i] == 0xe8) {
+	if (i + 5 == size && (b[i] == 0xe8 || b[i] == 0xe9)) {
 		memcpy(&d, b + i + 1, 4);
 		*target = addr + size + (uint64_t)(int64_t)d;
-		return BR_CALL_REL;
+		return b[i] == 0xe8 ? BR_CALL_REL : BR_JMP_REL;
 	}
 	if (i + 6 == size && b[i] == 0xff &&
 	    (b[i + 1] == 0x15 || b[i + 1] == 0x25)) {
@@ -146,6 +146,7 @@ struct sweep {
 	csh cs;
 	struct targets *t;
 	struct pcvec *points;	/* NULL while sweeping PLT sections */
+	size_t tail_calls;	/* jmp to a PC callback: no usable point */
 };
 
 /* Sweep one executable section.  In a PLT section, a jmp through a
@@ -181,6 +182,9 @@ static void sweep_section(struct sweep *sw, const uint8_t *code, size_t size,
 		if ((br == BR_CALL_REL && vec_has(&sw->t->funcs, tg)) ||
 		    (br == BR_CALL_MEM && vec_has(&sw->t->slots, tg)))
 			pcvec_push(sw->points, insn->address + insn->size - 1);
+		else if ((br == BR_JMP_REL && vec_has(&sw->t->funcs, tg)) ||
+			 (br == BR_JMP_MEM && vec_has(&sw->t->slots, tg)))
+			sw->tail_calls++;
 	}
 	cs_free(insn, 1);
 }
@@ -253,7 +257,8 @@ static int check_header(Elf *elf, char err[ERRLEN])
 	return 0;
 }
 
-static int scan_elf(Elf *elf, struct pcvec *points, char err[ERRLEN])
+static int scan_elf(Elf *elf, struct pcvec *points, size_t *tail_calls,
+		    char err[ERRLEN])
 {
 	struct targets t = { 0 };
 	struct sweep sw = { .t = &t };
@@ -283,6 +288,8 @@ static int scan_elf(Elf *elf, struct pcvec *points, char err[ERRLEN])
 	}
 	cs_close(&sw.cs);
 	pcvec_sort_unique(points, false);
+	if (tail_calls)
+		*tail_calls = sw.tail_calls;
 out:
 	pcvec_free(&t.funcs);
 	pcvec_free(&t.slots);
@@ -294,8 +301,8 @@ bool is_elf_image(const void *buf, size_t len)
 	return len >= 4 && memcmp(buf, ELFMAG, SELFMAG) == 0;
 }
 
-int elfpoints_scan(const void *buf, size_t len, struct pcvec *points,
-		   char err[ERRLEN])
+static int scan_image(const void *buf, size_t len, struct pcvec *points,
+		      size_t *tail_calls, char err[ERRLEN])
 {
 	Elf *elf;
 	int r;
@@ -312,9 +319,15 @@ int elfpoints_scan(const void *buf, size_t len, struct pcvec *points,
 			 elf_errmsg(-1));
 		return -1;
 	}
-	r = scan_elf(elf, points, err);
+	r = scan_elf(elf, points, tail_calls, err);
 	elf_end(elf);
 	return r;
+}
+
+int elfpoints_scan(const void *buf, size_t len, struct pcvec *points,
+		   char err[ERRLEN])
+{
+	return scan_image(buf, len, points, NULL, err);
 }
 
 /* Map a file read-only (copy-on-write) for libelf. */
@@ -348,20 +361,40 @@ static void *map_file(const char *path, size_t *len, char err[ERRLEN])
 	return p;
 }
 
-int elfpoints_load(const char *path, struct pcvec *points)
+static int load_points(const char *path, struct pcvec *points,
+		       size_t *tail_calls, char err[ERRLEN])
 {
-	char err[ERRLEN];
 	size_t len;
 	void *p = map_file(path, &len, err);
 	int r = -1;
 
 	if (p) {
-		r = elfpoints_scan(p, len, points, err);
+		r = scan_image(p, len, points, tail_calls, err);
 		munmap(p, len);
 	}
+	return r;
+}
+
+int elfpoints_load(const char *path, struct pcvec *points)
+{
+	char err[ERRLEN];
+	int r = load_points(path, points, NULL, err);
+
 	if (r < 0)
 		msg_error("%s: %s", path, err);
 	return r;
+}
+
+size_t elfpoints_tail_calls(const char *path)
+{
+	struct pcvec pv = { 0 };
+	char err[ERRLEN];
+	size_t n = 0;
+
+	if (load_points(path, &pv, &n, err) < 0)
+		n = 0;
+	pcvec_free(&pv);
+	return n;
 }
 
 static void read_build_id(Elf *elf, struct elf_info *info)

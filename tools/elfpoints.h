@@ -30,6 +30,14 @@ int elfpoints_scan(const void *buf, size_t len, struct pcvec *points,
 /* Same for a file; prints "FILE: problem" on failure. */
 int elfpoints_load(const char *path, struct pcvec *points);
 
+/*
+ * Tail calls (jmp, not call) to a PC callback in the file at path.  gcc
+ * before 14 emits them at -O2 (GCC PR 90746); the callback then records
+ * the return address of the instrumented function's caller, which is no
+ * coverage point.  0 when there are none or the file cannot be read.
+ */
+size_t elfpoints_tail_calls(const char *path);
+
 /* Build-id and type of an ELF file; -1 with err if it is not ELF. */
 int elf_read_info(const char *path, struct elf_info *info, char err[ERRLEN]);
 

@@ -2,7 +2,8 @@
  * tools/wrapper.c -- ukcov-cc and ukcov-c++, compiler wrappers in the
  * manner of afl-cc: run the real compiler ($UKCOV_CC / $UKCOV_CXX,
  * default cc / c++) with -fsanitize-coverage=trace-pc (plus trace-cmp
- * when $UKCOV_CMP=1) and -g, and when linking add libukcov:
+ * when $UKCOV_CMP=1), -fno-optimize-sibling-calls and -g, and when
+ * linking add libukcov:
  * -L<libdir> -Wl,-rpath,<libdir> -lukcov -lpthread.
  *
  * libdir and includedir are found from the wrapper's own location: in
@@ -72,7 +73,7 @@ int main(int argc, char **argv)
 					 : getenv("UKCOV_CC");
 	const char *cmp = getenv("UKCOV_CMP");
 	char *dir = self_dir(), *libdir, *incdir, *probe;
-	char **args = calloc((size_t)argc + 10, sizeof(*args));
+	char **args = calloc((size_t)argc + 11, sizeof(*args));
 	int n = 0;
 
 	if (!cc || !*cc)
@@ -88,6 +89,11 @@ int main(int argc, char **argv)
 	args[n++] = cmp && !strcmp(cmp, "1")
 			    ? "-fsanitize-coverage=trace-pc,trace-cmp"
 			    : "-fsanitize-coverage=trace-pc";
+	/* gcc before 14 turns a coverage call that ends a function into a
+	 * tail call (GCC PR 90746; syzkaller issue 4447), and the callback
+	 * then records the caller's return address, which is no coverage
+	 * point.  clang never does it; the flag is harmless there. */
+	args[n++] = "-fno-optimize-sibling-calls";
 	args[n++] = "-g";
 	args[n++] = join("-I", incdir);
 	free(incdir);
