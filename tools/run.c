@@ -47,6 +47,7 @@
 static int cmp_record(const uint64_t r[4], size_t i, const struct dump *mods,
 		      struct cmp_rec *c, char err[ERRLEN])
 {
+	uint64_t pc;
 	int m;
 
 	if (r[0] & ~(uint64_t)7) {
@@ -59,10 +60,13 @@ static int cmp_record(const uint64_t r[4], size_t i, const struct dump *mods,
 			 "address (not a CMP buffer?)", i);
 		return -1;
 	}
-	m = dump_find_module(mods, r[3] - 1);
+	/* Every PC ukcov shows is the return address - 1, inside a module
+	 * or not (docs/FORMATS.md, PC conventions; lib/dump.c). */
+	pc = r[3] - 1;
+	m = dump_find_module(mods, pc);
 	/* m >= 0 is an index below mods->nmods: mods->mods is set. */
 	/* NOLINTNEXTLINE(clang-analyzer-core.NullDereference) */
-	*c = (struct cmp_rec){ m, m < 0 ? r[3] : r[3] - 1 - mods->mods[m].bias,
+	*c = (struct cmp_rec){ m, m < 0 ? pc : pc - mods->mods[m].bias,
 			       r[0], r[1], r[2] };
 	return 0;
 }
@@ -506,10 +510,7 @@ static void add_records(const struct session *s, struct dump *d,
 		if (s->cmp) {
 			struct cmp_rec c = { m, off, r[0], r[1], r[2] };
 
-			d->capcmps = d->ncmps + 1;
-			d->cmps = xrealloc(d->cmps,
-					   d->capcmps * sizeof(*d->cmps));
-			d->cmps[d->ncmps++] = c;
+			dump_add_cmp(d, &c);
 		} else if (m < 0) {
 			pcvec_push(unknown, pc);
 		} else {

@@ -227,5 +227,82 @@ else
 fi
 mv pgcc.away pgcc
 
+# ---- defect 6: one PC convention in cmp (return address - 1) --------------
+# A non-PIE gcc build (load bias 0), so an absolute PC and a module
+# offset are the same number: the const compare of check() is the call's
+# last byte, found with objdump.
+cat >cmpone.c <<'EOF'
+#include <stdlib.h>
+int check(unsigned x)
+{
+	if (x == 100)
+		return 1;
+	return 0;
+}
+int main(int argc, char **argv)
+{
+	return check(argc > 1 ? (unsigned)atoi(argv[1]) : 0u) ? 0 : 2;
+}
+EOF
+if UKCOV_CMP=1 UKCOV_CC=gcc "$CC_W" -O0 -no-pie cmpone.c -o cmpone 2>"$T/cc.err"; then
+	call=$(objdump -d cmpone | grep -A1 'mov  *$0x64,%edi' | grep 'call.*<__sanitizer_cov_trace_const_cmp4>')
+	addr=$(echo "$call" | awk '{print $1}' | tr -d :)
+	len=$(echo "$call" | cut -f2 | wc -w)
+	want=$(printf '%x' $((0x$addr + len - 1)))
+	"$U" run --mode cmp -o cmpone.dump -- ./cmpone 100 2>/dev/null
+	"$U" run --mode cmp --raw -- ./cmpone 100 >cmpone.raw 2>/dev/null
+	python3 -c '
+import struct
+recs = [[int(w, 16) for w in l.split()] for l in open("cmpone.raw") if l.startswith("0x")]
+open("cmpone.buf", "wb").write(struct.pack("<Q", len(recs)) + b"".join(struct.pack("<4Q", *r) for r in recs))'
+	same "cmp dump: the const compare's offset is the call's last byte (0x$want)" \
+		"echo $want" "awk '\$1 == \"cmp\" && \$5 == \"64\" {print \$3}' cmpone.dump"
+	same "cmp of the dump prints that offset" "echo 'cmp4 const 0x64 0x64 cmpone+0x$want check'" \
+		"$U cmp cmpone.dump | grep 'const 0x64 ' | cut -d' ' -f1-6"
+	same "cmp of the raw buffer (no module table) prints the same PC" "echo 'cmp4 const 0x64 0x64 0x$want'" \
+		"$U cmp cmpone.buf | grep 'const 0x64 '"
+else
+	bad "cmp fixture builds" "$T/cc.err"
+fi
+
+# ---- defect 7: CMP records grow geometrically, not a realloc each ----------
+# A preloaded counter of the tool's realloc calls (only in ukcov itself).
+cat >rcount.c <<'EOF'
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+extern void *__libc_realloc(void *, size_t);
+static unsigned long calls;
+void *realloc(void *p, size_t n) { calls++; return __libc_realloc(p, n); }
+__attribute__((destructor)) static void report(void)
+{
+	if (!strcmp(program_invocation_short_name, "ukcov"))
+		fprintf(stderr, "reallocs: %lu\n", calls);
+}
+EOF
+cat >manycmp.c <<'EOF'
+#include <stdlib.h>
+int main(int argc, char **argv)
+{
+	unsigned n = (unsigned)atoi(argv[1]), hits = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		if ((unsigned)argc == i)
+			hits++;
+	return hits > 1;
+}
+EOF
+if gcc -shared -fPIC rcount.c -o rcount.so && UKCOV_CMP=1 UKCOV_CC=gcc "$CC_W" -O0 manycmp.c -o manycmp; then
+	LD_PRELOAD=$T/rcount.so "$U" run --mode cmp -o many.dump -- ./manycmp 60000 2>many.err
+	recs=$(grep -c '^cmp ' many.dump)
+	rc=$(sed -n 's/^reallocs: //p' many.err)
+	[ "$recs" -gt 100000 ] && [ -n "$rc" ] && [ "$rc" -lt 200 ] &&
+		ok "run --mode cmp: $recs records, $rc reallocs in the tool" ||
+		bad "run --mode cmp: $recs records cost ${rc:-?} reallocs (want < 200)" many.err
+else
+	bad "realloc counter and manycmp build"
+fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
