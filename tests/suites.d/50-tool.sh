@@ -127,6 +127,23 @@ same "stats of 2 runs count each point once (sancov: all-edges doubled)" \
 rm cov/prog_asan.1.sancov
 same "union .sancov == sorted set of both prints" "sort -u <($U print $S1; $U print $S2) | sort" \
 	"$U print u.sancov | sort"
+# The merged file itself, byte for byte: the magic, then the sorted set
+# of both inputs' offsets (the print above would hide an unsorted one).
+python3 - "$S1" "$S2" hand64.1.sancov hand64b.1.sancov <<'EOF'
+import struct, sys
+def offsets(path):
+    b = open(path, "rb").read()
+    w = 8 if struct.unpack("<Q", b[:8])[0] == 0xC0BFFFFFFFFFFF64 else 4
+    return struct.unpack("<%d%s" % ((len(b) - 8) // w, "Q" if w == 8 else "I"), b[8:])
+def write(path, pcs):
+    open(path, "wb").write(struct.pack("<Q%dQ" % len(pcs), 0xC0BFFFFFFFFFFF64, *sorted(pcs)))
+write("u.expected", set(offsets(sys.argv[1])) | set(offsets(sys.argv[2])))
+write("hand.expected", set(offsets(sys.argv[3])) | set(offsets(sys.argv[4])))
+EOF
+check "merge writes the sorted union, byte for byte" cmp u.expected u.sancov
+cp hand64b.1.sancov hand64.2.sancov	# merge takes one module's files
+"$U" merge -o hand.sancov hand64.1.sancov hand64.2.sancov
+check "merge of unsorted, repeated offsets writes their sorted set" cmp hand.expected hand.sancov
 mkdir -p rp/rp && cp "$SRC/main.c" rp/rp/x.c
 # strip_path_prefix applied once: sancov strips twice in function lists.
 "$U" symbolize prog_asan "$S1" >a1.symcov
