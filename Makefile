@@ -5,6 +5,7 @@
 #   make bench            the benchmark (see bench/README.md)
 #   make install PREFIX=/usr/local DESTDIR=
 #   make lint             cppcheck + clang-tidy on lib/, tools/, tests/
+#   make mutants          mutation testing (slow; docs/TESTING.md)
 #   make compile_commands.json
 #
 # Each part of the tree keeps its rules in its own .mk file, included below.
@@ -65,6 +66,14 @@ clean:
 .PHONY: lint
 lint:
 	@scripts/lint.sh
+
+# Mutation testing (docs/TESTING.md): each mutant of
+# tests/mutants/mutants.txt applied to a scratch copy, its test run;
+# too slow for make test.
+.PHONY: mutants
+mutants:
+	@scripts/deps.sh
+	@scripts/mutants.py
 
 # The compilation database for clangd and clang-tidy: every object is
 # recompiled (-B) under bear, in place; nothing is cleaned.
