@@ -283,10 +283,10 @@ struct session {
 	int fd;
 	uint64_t *area;		/* the mapped buffer */
 	size_t words;
-	bool cmp;
 	uint64_t bitmap;	/* bitmap words of a unique mode, or 0 */
-	char modules[64];	/* the UKCOV_MODULES file */
+	bool cmp;
 	bool all_threads;	/* --threads all */
+	char modules[64];	/* the UKCOV_MODULES file */
 	char threads[64];	/* the UKCOV_THREADS_OUT file */
 	char *tbuf;		/* its content */
 	struct thread_block *blocks;
@@ -633,12 +633,12 @@ static int remote_checks(const struct options *o, struct session *s)
 		msg_error("run: --common goes with --remote HANDLE[,HANDLE...]");
 		return EXIT_USAGE;
 	}
-	if (strcmp(o->mode, "unique") && strcmp(o->mode, "pc") &&
-	    strcmp(o->mode, "cmp")) {
+	if (strcmp(o->mode, "unique") != 0 && strcmp(o->mode, "pc") != 0 &&
+	    strcmp(o->mode, "cmp") != 0) {
 		msg_error("run: --remote collects --mode pc or cmp");
 		return EXIT_USAGE;
 	}
-	if (o->bitmap || strcmp(o->threads, "main")) {
+	if (o->bitmap || strcmp(o->threads, "main") != 0) {
 		msg_error("run: --remote goes with neither --bitmap nor "
 			  "--threads");
 		return EXIT_USAGE;
