@@ -16,7 +16,7 @@ CORE_SRC := tests/core
 CORE_OUT := $(B)/tests/core
 CORE_HARNESS := harness kc main t_errno t_iface t_format t_overflow \
                 t_threads t_close t_mmap t_fork t_exec t_signal t_owner t_unique \
-                t_remote
+                t_remote t_fault
 CORE_HDRS := $(wildcard $(CORE_SRC)/*.h $(CORE_SRC)/targets/*.h) \
              $(wildcard include/ukcov/*.h include/ukcov/*/*.h)
 
@@ -78,3 +78,10 @@ $(CORE_OUT)/core-gcc $(CORE_OUT)/core-clang: $(CORE_OUT)/core-%: $(CORE_OBJS) \
 $(CORE_OUT)/preload-%: $(CORE_PRELOAD_OBJS) $(CORE_OUT)/targets-%-cmp.o
 	$(CORE_HCC) $(CORE_PRELOAD_OBJS) $(CORE_OUT)/targets-$*-cmp.o \
 	    -Wl,--unresolved-symbols=ignore-all $(CORE_LDLIBS) -o $@
+
+# The allocation-failure shim (t_fault.c), preloaded after libukcov.so.0
+# by 10-core.sh; never linked into anything.
+$(CORE_OUT)/faultshim.so: $(CORE_SRC)/faultshim.c
+	@mkdir -p $(dir $@)
+	$(CORE_HCC) $(CORE_HCFLAGS) -fPIC -shared $< -ldl -o $@
+core-tests: $(CORE_OUT)/faultshim.so

@@ -48,6 +48,7 @@ int main(int argc, char **argv)
 	register_fork_tests();
 	register_exec_tests();
 	register_signal_tests();
+	register_fault_tests();
 	register_unique_tests();
 	register_remote_tests();
 	register_owner_tests();

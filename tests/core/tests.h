@@ -17,6 +17,7 @@ void register_mmap_tests(void);
 void register_fork_tests(void);
 void register_exec_tests(void);
 void register_signal_tests(void);
+void register_fault_tests(void);
 void register_unique_tests(void);
 void register_remote_tests(void);
 void register_owner_tests(void);

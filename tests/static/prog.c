@@ -39,7 +39,7 @@
 
 #include <ukcov/linux/kcov.h>
 
-#define ENTRIES 512
+#define ENTRIES ((size_t)512)
 #define ENVMARK "UKCOV_STATIC_ENV=1"
 
 void static_leaf(void);

@@ -46,6 +46,18 @@ for cc in gcc clang; do
     run "core-$cc-static"
     run "core-$cc-pc"
     run "preload-$cc" LD_PRELOAD="$preload"
+    # Allocation failures (t_fault.c): the shim after libukcov.so.0, so
+    # the runtime's dlsym(RTLD_NEXT) finds its mmap.  Its 7 tests x 4
+    # flavors register only when the shim is there: count them.
+    LD_PRELOAD="$preload:$(cd "$B" && pwd)/tests/core/faultshim.so" \
+        "$D/core-$cc" --prefix "core-$cc/" --filter fault. >"$T/fault.out" 2>&1
+    grep -v -E '^[0-9]+ passed, [0-9]+ failed$' "$T/fault.out"
+    n=$(grep -c "^ok core-$cc/fault\\." "$T/fault.out")
+    if [ "$n" -eq 28 ] && grep -qx '28 passed, 0 failed' "$T/fault.out"; then
+        pass=$((pass + n))
+    else
+        bad "core-$cc/fault" "$n of 28 allocation-failure tests passed"
+    fi
 done
 
 # The tracing-off path of every callback is the fall-through, in the

@@ -1,0 +1,203 @@
+/*
+ * tests/core/t_fault.c -- allocation failures inside the runtime (issue
+ * 6, defect 8).  Run only under tests/core/faultshim.c (10-core.sh
+ * preloads it after libukcov.so.0), which fails the nth call of one
+ * function: each test fails every call of that function in the
+ * operation in turn and checks, per flavor, the errno the kernel gives
+ * for a failed allocation, that the descriptor's state did not change
+ * (the same request succeeds afterwards), and that no fd and no mapping
+ * of a ukcov memfd was left behind.
+ *
+ * The kernels: Linux kcov_open "kcov = kzalloc(...); if (!kcov) return
+ * -ENOMEM", KCOV_INIT_TRACE "area = vmalloc_user(...); if (area ==
+ * NULL) return -ENOMEM"; OpenBSD kd_init and NetBSD kcov_allocbuf
+ * return ENOMEM when the kernel allocation fails; FreeBSD allocates
+ * with M_WAITOK (sleeps, never fails).  ukcov cannot sleep for memory:
+ * ENOMEM for every flavor (docs/DESIGN.md, "Deliberate differences"),
+ * and the memfd's own errno (EMFILE) when no fd is left, as an open(2)
+ * of the device would give.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "kc.h"
+#include "tests.h"
+
+typedef void (*arm_fn)(const char *fn, int nth, int e);
+typedef int (*disarm_fn)(void);
+static arm_fn fault_arm;
+static disarm_fn fault_disarm;
+
+#define MAX_NTH 8	/* more calls of one function than any path makes */
+
+static int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	CHECK(d != NULL);
+	while ((e = readdir(d)) != NULL)
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n - 1;	/* the directory's own fd */
+}
+
+/* Mappings of a ukcov memfd ("/memfd:ukcov (deleted)"). */
+static int count_ukcov_maps(void)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[512];
+	int n = 0;
+
+	CHECK(f != NULL);
+	while (fgets(line, sizeof(line), f))
+		n += strstr(line, "memfd:ukcov") != NULL;
+	fclose(f);
+	return n;
+}
+
+struct snapshot {
+	int fds, maps;
+};
+
+static struct snapshot snap(void)
+{
+	return (struct snapshot){ count_fds(), count_ukcov_maps() };
+}
+
+static void expect_nothing_leaked(struct snapshot before)
+{
+	CHECK_EQ(count_fds(), before.fds);
+	CHECK_EQ(count_ukcov_maps(), before.maps);
+}
+
+/* ukcov_open with the nth call of fn failing with e, for every n that
+ * the open makes; want is the errno the caller must see. */
+static void open_fails(const struct kc *k, const char *fn, int e, int want)
+{
+	int nth, fd, err, fired, failures = 0;
+
+	for (nth = 1; nth <= MAX_NTH; nth++) {
+		struct snapshot before = snap();
+
+		fault_arm(fn, nth, e);
+		errno = 0;
+		fd = kc_open(k);
+		err = errno;
+		fired = fault_disarm();
+		if (!fired) {
+			CHECK_OK(fd);
+			close(fd);
+			break;
+		}
+		failures++;
+		CHECK_EQ(fd, -1);
+		CHECK_EQ(err, want);
+		expect_nothing_leaked(before);
+		/* Unchanged: the next open works and gives an OPEN one. */
+		fd = kc_open_ok(k);
+		expect_open_state(k, fd);
+		close(fd);
+	}
+	CHECK(failures > 0);	/* the injection reached the runtime */
+}
+
+static void t_open_memfd(const struct kc *k)
+{
+	open_fails(k, "memfd_create", ENOMEM, ENOMEM);
+	open_fails(k, "memfd_create", EMFILE, EMFILE);
+}
+
+static void t_open_ftruncate(const struct kc *k)
+{
+	open_fails(k, "ftruncate", ENOMEM, ENOMEM);
+}
+
+static void t_open_mmap(const struct kc *k)
+{
+	open_fails(k, "mmap", ENOMEM, ENOMEM);
+}
+
+static void t_open_malloc(const struct kc *k)
+{
+	open_fails(k, "malloc", ENOMEM, ENOMEM);
+}
+
+/* SETBUFSIZE / INIT_TRACE allocates the buffer's pages: a tmpfs out of
+ * space (ENOSPC) or memory is ENOMEM, and the descriptor stays OPEN. */
+static void t_setbuf_fallocate(const struct kc *k)
+{
+	static const int errs[] = { ENOSPC, ENOMEM };
+
+	for (unsigned i = 0; i < 2; i++) {
+		int fd = kc_open_ok(k), rc, err;
+		struct snapshot before = snap();
+
+		fault_arm("fallocate", 1, errs[i]);
+		rc = kc_setbuf(k, fd, KC_ENTRIES);
+		err = errno;
+		CHECK_EQ(fault_disarm(), 1);
+		CHECK_EQ(rc, -1);
+		CHECK_EQ(err, ENOMEM);
+		expect_nothing_leaked(before);
+		expect_open_state(k, fd);
+		close(fd);
+	}
+}
+
+/* ENABLE maps the buffer for the runtime's own writes: when that fails
+ * it is ENOMEM, and the descriptor stays READY (nobody owns it). */
+static void t_enable_mmap(const struct kc *k)
+{
+	uint64_t *buf;
+	int fd = kc_setup(k, KC_ENTRIES, &buf), rc, err;
+	struct snapshot before = snap();
+
+	fault_arm("mmap", 1, ENOMEM);
+	rc = kc_enable_pc(k, fd);
+	err = errno;
+	CHECK_EQ(fault_disarm(), 1);
+	CHECK_EQ(rc, -1);
+	CHECK_EQ(err, ENOMEM);
+	expect_nothing_leaked(before);
+	expect_ready_state(k, fd, buf);
+}
+
+/* The program's own mmap of the buffer: the OS's ENOMEM, nothing
+ * mapped, and the same mmap works afterwards. */
+static void t_user_mmap(const struct kc *k)
+{
+	int fd = kc_open_ok(k);
+	struct snapshot before;
+	void *p;
+
+	kc_setbuf_ok(k, fd, KC_ENTRIES);
+	before = snap();
+	fault_arm("mmap", 1, ENOMEM);
+	p = mmap(NULL, (size_t)KC_ENTRIES * 8, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		 0);
+	CHECK(fault_disarm() == 1 && p == MAP_FAILED && errno == ENOMEM);
+	expect_nothing_leaked(before);
+	expect_ready_state(k, fd, kc_map(fd, KC_ENTRIES));
+}
+
+void register_fault_tests(void)
+{
+	fault_arm = (arm_fn)dlsym(RTLD_DEFAULT, "ukcov_test_fault_arm");
+	fault_disarm = (disarm_fn)dlsym(RTLD_DEFAULT, "ukcov_test_fault_disarm");
+	if (!fault_arm || !fault_disarm)
+		return;		/* only under the shim (10-core.sh) */
+	reg_flavors("fault.open_memfd_create", t_open_memfd, NEED_NATIVE);
+	reg_flavors("fault.open_ftruncate", t_open_ftruncate, NEED_NATIVE);
+	reg_flavors("fault.open_mmap", t_open_mmap, NEED_NATIVE);
+	reg_flavors("fault.open_malloc", t_open_malloc, NEED_NATIVE);
+	reg_flavors("fault.setbuf_fallocate", t_setbuf_fallocate, NEED_NATIVE);
+	reg_flavors("fault.enable_mmap", t_enable_mmap, NEED_NATIVE);
+	reg_flavors("fault.user_mmap", t_user_mmap, NEED_NATIVE);
+}
