@@ -94,7 +94,8 @@ struct ukcov_cb {
 					 * REMOTE_ENABLE and at its end */
 	uint64_t remote_area;		/* [M] a section's area, in words */
 	int32_t remote_mode;		/* [M] UKCOV_MODE_PC or _CMP */
-	int32_t remote_pad;
+	int32_t remote_attach;		/* [M] OpenBSD KIOREMOTEATTACH: the
+					 * attached process, or 0 */
 	char remote_modules[256];	/* [M] where processes that feed the
 					 * collection append their module
 					 * tables ($UKCOV_REMOTE_MODULES of
@@ -394,6 +395,11 @@ int ukcov__registry_lookup(uint64_t handle, struct ukcov_reg_entry *out);
 void ukcov__registry_after_fork_child(void);
 int ukcov__thread_has_kcov(const struct ukcov_thread *t);
 int ukcov__remote_reset_trace(struct ukcov_thread *t);
+int ukcov__remote_attach_locked(struct ukcov_desc *d);
+int ukcov__remote_attached_enable_locked(struct ukcov_desc *d, int fd,
+					 int mode);
+void ukcov__remote_attached_disable_locked(struct ukcov_desc *d);
+void ukcov__remote_detach_locked(struct ukcov_desc *d);
 
 /* ---- modules.c (the tool's module table) ---- */
 void ukcov__modules_snapshot(void);

@@ -38,18 +38,52 @@ static int openbsd_enable(struct ukcov_desc *d, int fd, unsigned long arg)
 		return -ENXIO;
 	if (mode != KCOV_MODE_TRACE_PC && mode != KCOV_MODE_TRACE_CMP)
 		return -EINVAL;
-	return ukcov__enable_locked(d, fd, mode == KCOV_MODE_TRACE_PC ?
-				   UKCOV_MODE_PC : UKCOV_MODE_CMP);
+	mode = mode == KCOV_MODE_TRACE_PC ? UKCOV_MODE_PC : UKCOV_MODE_CMP;
+	/* "Remote coverage is mutually exclusive": p_kd stays unset. */
+	if (d->cb->remote_attach)
+		return ukcov__remote_attached_enable_locked(d, fd, mode);
+	return ukcov__enable_locked(d, fd, mode);
+}
+
+/* KIOREMOTEATTACH: READY only (ENXIO), the common subsystem only
+ * (EINVAL), one remote per process (EBUSY); the id is ignored. */
+static int openbsd_remote_attach(struct ukcov_desc *d, unsigned long arg)
+{
+	struct kio_remote_attach ra = { 0, 0 };
+	int rc = ukcov__copyin(&ra, (const void *)arg, sizeof(ra));
+
+	if (rc)
+		return rc;
+	if (d->cb->state != UKCOV_ST_READY)
+		return -ENXIO;
+	if (ra.subsystem != KCOV_REMOTE_COMMON)
+		return -EINVAL;
+	return ukcov__remote_attach_locked(d);
+}
+
+/* kcovclose: a remote-attached descriptor is freed at once, which
+ * detaches the remote; otherwise a tracing one goes DYING. */
+static void openbsd_last_close(struct ukcov_desc *d)
+{
+	if (d->cb->remote_attach) {
+		ukcov__remote_detach_locked(d);
+		return;
+	}
+	ukcov__die_locked(d);
 }
 
 static int openbsd_disable(struct ukcov_desc *d)
 {
 	/* p->p_kd != kd && kd->kd_kr == NULL */
-	if (__ukcov_thread.owned != d || !ukcov__owned_by_me_locked(d->cb))
+	if (!d->cb->remote_attach && (__ukcov_thread.owned != d ||
+				      !ukcov__owned_by_me_locked(d->cb)))
 		return -EPERM;
 	if (d->cb->state != UKCOV_ST_RUNNING)
 		return -ENXIO;
-	ukcov__disable_locked(d);
+	if (d->cb->remote_attach)
+		ukcov__remote_attached_disable_locked(d);
+	else
+		ukcov__disable_locked(d);
 	return 0;
 }
 
@@ -63,9 +97,9 @@ static int openbsd_ioctl(struct ukcov_desc *d, int fd, unsigned long req,
 		return openbsd_enable(d, fd, arg);
 	case KIODISABLE:
 		return openbsd_disable(d);
+	case KIOREMOTEATTACH:
+		return openbsd_remote_attach(d, arg);
 	default:
-		/* KIOREMOTEATTACH is not served yet: answered like a kernel
-		 * that predates it (docs/DESIGN.md). */
 		return -ENOTTY;
 	}
 }
@@ -93,5 +127,5 @@ const struct ukcov_os ukcov__os_openbsd = {
 	.name = "openbsd",
 	.ioctl = openbsd_ioctl,
 	.mmap_check = openbsd_mmap_check,
-	.last_close_locked = ukcov__die_locked,
+	.last_close_locked = openbsd_last_close,
 };

@@ -524,6 +524,95 @@ void ukcov__remote_owner_reset(struct ukcov_thread *t)
 	collector_unref(c);
 }
 
+/* ---- OpenBSD: KIOREMOTEATTACH (sys/dev/kcov.c kcov_remote_attach,
+ * kcov_remote_register(9)) ----
+ *
+ * One remote per process, (KCOV_REMOTE_COMMON, the process): "coverage
+ * from tasks and timeouts scheduled by the current process".  Here the
+ * process's code annotates that work with
+ * ukcov_remote_start(kcov_remote_handle(KCOV_SUBSYSTEM_COMMON, pid)).
+ * The enabling thread does not own the descriptor (p_kd is not set for
+ * a remote-attached one), so the collection belongs to the process:
+ * any thread may disable it, and it ends at the last close. */
+
+static struct ukcov_collector *attached;	/* under ukcov__proc_lock */
+static struct ukcov_desc *attached_desc;
+
+int ukcov__remote_attach_locked(struct ukcov_desc *d)
+{
+	/* One registration per process; a DYING one would be replaced. */
+	if (attached_desc && attached_desc != d &&
+	    attached_desc->cb->state != UKCOV_ST_DYING)
+		return -EBUSY;
+	if (d->cb->remote_attach)
+		return -EBUSY;
+	d->cb->remote_attach = (int32_t)getpid();
+	attached_desc = d;
+	return 0;
+}
+
+/* KIOENABLE of an attached descriptor: TRACE, with no owner thread. */
+int ukcov__remote_attached_enable_locked(struct ukcov_desc *d, int fd,
+					 int mode)
+{
+	struct ukcov_thread *t = &__ukcov_thread;
+	struct ukcov_cb *cb = d->cb;
+	uint64_t h = KCOV_SUBSYSTEM_COMMON | (uint32_t)getpid();
+	struct stat st;
+	int rc;
+
+	attached = collector_new(fd, mode, (uint32_t)cb->entries);
+	if (!attached)
+		return -ENOMEM;
+	cb->remote_gen++;
+	cb->remote_mode = mode;
+	cb->remote_area = attached->area_words;
+	remote_modules_path(cb);
+	busy_enter(t);
+	pthread_mutex_lock(&reg_lock);
+	rc = reg_add_locked(h, attached);
+	if (rc == 0 && fstat(fd, &st) == 0)
+		rc = ukcov__registry_add(h, fd, (uint64_t)st.st_ino,
+					 cb->remote_gen);
+	pthread_mutex_unlock(&reg_lock);
+	busy_leave(t);
+	if (rc) {
+		collector_retire(t, attached);
+		collector_unref(attached);
+		attached = NULL;
+		return rc == -EEXIST ? -EBUSY : rc;
+	}
+	cb->state = UKCOV_ST_RUNNING;
+	cb->mode = UKCOV_MODE_REMOTE;
+	cb->owner_pid = (int32_t)getpid();
+	cb->owner_tid = (int32_t)getpid();	/* the process, not a thread */
+	cb->owner_start = ukcov__self_start_time();
+	cb->drops_read = __atomic_load_n(&cb->drops, __ATOMIC_RELAXED);
+	return 0;
+}
+
+/* KIODISABLE, or the end of the attached descriptor: the sections in
+ * flight are discarded (OpenBSD waits for them, kr_barrier). */
+void ukcov__remote_attached_disable_locked(struct ukcov_desc *d)
+{
+	if (attached && attached_desc == d) {
+		collector_retire(&__ukcov_thread, attached);
+		collector_unref(attached);
+		attached = NULL;
+	}
+	ukcov__release_owner_locked(d->cb);
+}
+
+/* kd_free: the last close detaches the remote. */
+void ukcov__remote_detach_locked(struct ukcov_desc *d)
+{
+	if (d->cb->state == UKCOV_ST_RUNNING)
+		ukcov__remote_attached_disable_locked(d);
+	d->cb->remote_attach = 0;
+	if (attached_desc == d)
+		attached_desc = NULL;
+}
+
 /* KCOV_RESET_TRACE by a remote owner: the count word goes to 0 under
  * the collector's lock, so no merge in flight undoes it. */
 int ukcov__remote_reset_trace(struct ukcov_thread *t)
@@ -953,6 +1042,8 @@ void ukcov__remote_fork_child(void)
 	ukcov__registry_after_fork_child();
 	t->remote_coll = NULL;
 	t->remote_busy = 0;
+	attached = NULL;	/* OpenBSD: the remote was the parent's */
+	attached_desc = NULL;
 	if (t->rt)
 		for (i = 0; i < REMOTE_DEPTHS; i++)
 			t->rt->sec[i].c = NULL;

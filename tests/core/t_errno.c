@@ -471,7 +471,8 @@ static void t_order_busy_bad_mode(const struct kc *k)
 
 /* Remote coverage: Linux KCOV_REMOTE_ENABLE is served (t_remote.c has
  * its rules; here: with no handle it enables, and the disable returns
- * the descriptor to READY); OpenBSD KIOREMOTEATTACH is ENOTTY; NetBSD
+ * the descriptor to READY); OpenBSD KIOREMOTEATTACH refuses another
+ * subsystem (EINVAL); NetBSD
  * finds no registered
  * remote (ENOENT), refuses attach/detach while enabled (EEXIST), and
  * detach when not attached is ENOENT (§1.3). */
@@ -488,8 +489,11 @@ static void t_remote_not_served(const struct kc *k)
 		kc_disable_ok(k, fd);
 		break;
 	case UKCOV_OPENBSD:
+		/* KIOREMOTEATTACH is served (t_remote.c); a subsystem
+		 * other than KCOV_REMOTE_COMMON is EINVAL. */
+		arg[0] = 1;
 		CHECK_ERR(kc_req(k, fd, 0x80084b04UL, (unsigned long)arg),
-			  ENOTTY);
+			  EINVAL);
 		break;
 	case UKCOV_NETBSD:
 		CHECK_ERR(kc_req(k, fd, 0x80104b0aUL, (unsigned long)arg),

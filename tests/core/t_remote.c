@@ -1382,6 +1382,81 @@ static void t_registry_foreign(const struct kc *k)
 		registry_refused(k, 0);	/* cannot chown: the mode case */
 }
 
+/* ---- OpenBSD KIOREMOTEATTACH (kcov-semantics.md §1.4) ---- */
+
+#define OBSD_KIOREMOTEATTACH 0x80084b04UL
+
+struct obsd_attach {
+	int subsystem, id;
+};
+
+static long obsd_attach(const struct kc *k, int fd, int subsystem)
+{
+	struct obsd_attach a = { subsystem, 7 };
+
+	return kc_req(k, fd, OBSD_KIOREMOTEATTACH, (unsigned long)&a);
+}
+
+/* A section for this process's remote: (KCOV_REMOTE_COMMON, pid). */
+static long op_obsd_section(void *p)
+{
+	ukcov_remote_start(KCOV_SUBSYSTEM_COMMON | (uint32_t)getpid());
+	call_n(target_leaf2, (unsigned)(uintptr_t)p);
+	ukcov_remote_stop();
+	return 0;
+}
+
+/* Attach: READY only (ENXIO), subsystem COMMON only (EINVAL), one per
+ * process (EBUSY), a bad pointer EFAULT; the enabling thread is not
+ * traced and owns nothing (it may enable another descriptor); sections
+ * for the process's remote record; any thread may disable; the last
+ * close detaches. */
+static void t_obsd_remote(const struct kc *k)
+{
+	const struct kc *ko = &kcs[FL_OPENBSD][1];
+	uint64_t *buf, *buf2, *own;
+	int open_fd = kc_open_ok(ko);
+	int fd = kc_setup(ko, KC_ENTRIES, &buf);
+	int fd2 = kc_setup(ko, KC_ENTRIES, &buf2);
+	int ofd = kc_setup(ko, KC_ENTRIES, &own);
+	struct actor *a = actor_start();
+
+	(void)k;
+	CHECK_ERR(obsd_attach(ko, open_fd, 0), ENXIO);
+	CHECK_ERR(kc_req(ko, fd, OBSD_KIOREMOTEATTACH, 0), EFAULT);
+	CHECK_ERR(obsd_attach(ko, fd, 1), EINVAL);
+	CHECK_OK(obsd_attach(ko, fd, 0));
+	CHECK_ERR(obsd_attach(ko, fd, 0), EBUSY);
+	CHECK_ERR(obsd_attach(ko, fd2, 0), EBUSY);	/* one per process */
+	kc_enable_ok(ko, fd, 0);
+	CHECK_ERR(obsd_attach(ko, fd, 0), ENXIO);	/* TRACE */
+	call_n(target_leaf, 3);				/* not traced */
+	thread_run(op_obsd_section, (void *)(uintptr_t)2);
+	expect_only_pcs(buf, 2, (const void *)target_leaf2);
+	/* p_kd is not set: this thread enables and traces another fd. */
+	kc_enable_ok(ko, ofd, 0);
+	target_leaf();
+	expect_only_pcs(own, 1, (const void *)target_leaf);
+	kc_disable_ok(ko, ofd);
+	/* Any thread disables a remote-attached descriptor. */
+	CHECK_OK(actor_run(a, op_disable, &(struct kc_op){ ko, fd, 0 }));
+	CHECK_ERR(kc_disable(ko, fd), ENXIO);
+	thread_run(op_obsd_section, (void *)(uintptr_t)2);
+	CHECK_EQ(rec_count(buf), 2);
+	/* Enabled again: sections record again. */
+	kc_enable_ok(ko, fd, 0);
+	rec_reset(buf);
+	thread_run(op_obsd_section, (void *)(uintptr_t)1);
+	expect_only_pcs(buf, 1, (const void *)target_leaf2);
+	/* The last close detaches: another descriptor may attach. */
+	CHECK_OK(close(fd));
+	CHECK_OK(obsd_attach(ko, fd2, 0));
+	kc_enable_ok(ko, fd2, 0);
+	thread_run(op_obsd_section, (void *)(uintptr_t)1);
+	expect_only_pcs(buf2, 1, (const void *)target_leaf2);
+	actor_stop(a);
+}
+
 /* Every run of the suite has a registry of its own (UKCOV_REGISTRY),
  * removed by the process that made it. */
 static char reg_dir[64];
@@ -1454,6 +1529,7 @@ void register_remote_tests(void)
 		{ "remote.registry_truncated", t_registry_truncated, 0, 0 },
 		{ "remote.registry_corrupt", t_registry_corrupt, 0, 0 },
 		{ "remote.registry_foreign", t_registry_foreign, 0, 0 },
+		{ "remote.openbsd_attach", t_obsd_remote, 0, 0 },
 		{ "remote.enable_absurd_area", t_enable_absurd_area, 1, 0 },
 	};
 	unsigned i;
