@@ -295,10 +295,10 @@ struct session {
 	pid_t pid;
 	int status;
 	uint64_t dropped;
-	bool remote;		/* --remote: a KCOV_REMOTE_ENABLE collection */
-	uint64_t handles[KCOV_REMOTE_MAX_HANDLES];
-	uint32_t nhandles;
+	uint64_t handles[KCOV_REMOTE_MAX_HANDLES];	/* --remote */
 	uint64_t common;	/* --common: the client's common handle */
+	uint32_t nhandles;
+	bool remote;		/* --remote: a KCOV_REMOTE_ENABLE collection */
 };
 
 /* One thread's records from the UKCOV_THREADS_OUT file (lib/follow.c). */
@@ -661,7 +661,7 @@ static int remote_checks(const struct options *o, struct session *s)
 		p = end + 1;
 	}
 	s->remote = true;
-	s->cmp = !strcmp(o->mode, "cmp");
+	s->cmp = strcmp(o->mode, "cmp") == 0;
 	s->bitmap = 0;
 	/* As kcov.rst suggests for several processes: the pid as the
 	 * common handle's instance. */

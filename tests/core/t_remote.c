@@ -32,10 +32,12 @@
 #define SUBSYS(s, n) (((uint64_t)(s) << 56) | (n))
 #define COMMON(n) (KCOV_SUBSYSTEM_COMMON | (uint64_t)(n))
 
+/* Room for a struct kcov_remote_arg with every handle (a flexible
+ * array member cannot be followed by more storage in a struct). */
 struct rarg {
-	struct kcov_remote_arg a;
-	uint64_t h[KCOV_REMOTE_MAX_HANDLES + 1];
+	uint64_t raw[3 + KCOV_REMOTE_MAX_HANDLES + 1];
 };
+#define RA(r) ((struct kcov_remote_arg *)(void *)(r)->raw)
 
 static long remote_enable(const struct kc *k, int fd, uint32_t mode,
 			  uint32_t area, uint64_t common, uint32_t n,
@@ -46,13 +48,13 @@ static long remote_enable(const struct kc *k, int fd, uint32_t mode,
 	int e;
 
 	CHECK(r != NULL);
-	r->a.trace_mode = mode;
-	r->a.area_size = area;
-	r->a.num_handles = n;
-	r->a.common_handle = common;
+	RA(r)->trace_mode = mode;
+	RA(r)->area_size = area;
+	RA(r)->num_handles = n;
+	RA(r)->common_handle = common;
 	if (handles)
-		memcpy(r->a.handles, handles, n * sizeof(uint64_t));
-	rc = kc_req(k, fd, KCOV_REMOTE_ENABLE, (unsigned long)&r->a);
+		memcpy(RA(r)->handles, handles, n * sizeof(uint64_t));
+	rc = kc_req(k, fd, KCOV_REMOTE_ENABLE, (unsigned long)RA(r));
 	e = errno;
 	free(r);
 	errno = e;
@@ -907,11 +909,12 @@ static volatile sig_atomic_t sig_stop_in_handler = 1;
 static void h_section(int sig)
 {
 	(void)sig;
-	ukcov_remote_start(sig_handle);
-	target_leaf2();
-	target_leaf2();
+	/* The handler is the softirq analogue: these are what it runs. */
+	ukcov_remote_start(sig_handle); /* NOLINT(bugprone-signal-handler) */
+	target_leaf2(); /* NOLINT(bugprone-signal-handler) */
+	target_leaf2(); /* NOLINT(bugprone-signal-handler) */
 	if (sig_stop_in_handler)
-		ukcov_remote_stop();
+		ukcov_remote_stop(); /* NOLINT(bugprone-signal-handler) */
 }
 
 /* The thread's own section (USB(1)) is interrupted by a handler that
@@ -995,7 +998,7 @@ static volatile uint64_t common_in_handler = 1;
 static void h_common(int sig)
 {
 	(void)sig;
-	common_in_handler = ukcov_common_handle();
+	common_in_handler = ukcov_common_handle(); /* NOLINT(bugprone-signal-handler) */
 }
 
 static void t_signal_common_handle(const struct kc *k)
@@ -1015,7 +1018,7 @@ static void t_signal_common_handle(const struct kc *k)
 #define ST_COLLECTORS 3
 #define ST_WORKERS 4
 #define ST_SECTIONS 2000		/* per worker and phase */
-#define ST_ENTRIES (64 * 1024)
+#define ST_ENTRIES (64 * 1024ULL)
 
 static void (*const st_fn[ST_COLLECTORS])(void) = {
 	target_leaf, target_leaf2, target_leaf3,
@@ -1099,11 +1102,11 @@ static void t_stress(const struct kc *k)
 		CHECK(r != NULL);
 		fd[c] = kc_setup(k, ST_ENTRIES, &buf[c]);
 		own[c] = actor_start();
-		r->a.area_size = 64;
-		r->a.num_handles = 1;
-		r->a.handles[0] = h;
+		RA(r)->area_size = 64;
+		RA(r)->num_handles = 1;
+		RA(r)->handles[0] = h;
 		CHECK_OK(actor_run(own[c], op_remote_enable_arg,
-				   &(struct owner_arg){ k, fd[c], &r->a }));
+				   &(struct owner_arg){ k, fd[c], RA(r) }));
 		free(r);
 	}
 	st_phase(w, 0);
@@ -1334,7 +1337,7 @@ static void registry_refused(const struct kc *k, int variant)
 	memset(before, 0x5a, sizeof(before));
 	CHECK_EQ(write(rfd, before, sizeof(before)), sizeof(before));
 	if (variant != 1)	/* the others have the right size */
-		CHECK_OK(ftruncate(rfd, 8 * 8 + 1024 * 40));
+		CHECK_OK(ftruncate(rfd, (off_t)(8 * 8 + 1024 * 40)));
 	if (variant == 0)
 		CHECK_OK(fchmod(rfd, 0644));
 	if (variant == 3)

@@ -141,7 +141,7 @@ static int collect(const char *file)
 
 	if (fd < 0 || ukcov_ioctl(fd, KCOV_INIT_TRACE, 4096) != 0)
 		return perror("kcov"), 1;
-	cover = mmap(NULL, 4096 * 8, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	cover = mmap(NULL, (size_t)4096 * 8, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (cover == MAP_FAILED)
 		return perror("mmap"), 1;
 	arg->trace_mode = KCOV_TRACE_PC;
