@@ -12,7 +12,8 @@
 #include "sha1.h"
 #include "symbolize.h"
 
-char *normalize_path(const char *path, const char *strip_prefix)
+/* llvm::sys::path::remove_dots(path, true), then the prefix strip. */
+static char *normalize_path(const char *path, const char *strip_prefix)
 {
 	size_t n = strlen(path), ncomp = 0;
 	const char **comp = xmalloc((n / 2 + 2) * sizeof(*comp));

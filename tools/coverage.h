@@ -47,7 +47,4 @@ struct cov_stats {
 
 void symcov_stats(const struct symcov *sc, struct cov_stats *st);
 
-/* llvm::sys::path::remove_dots(path, true), then the prefix strip. */
-char *normalize_path(const char *path, const char *strip_prefix);
-
 #endif

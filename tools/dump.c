@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sancov_file.h"
+
 void dump_free(struct dump *d)
 {
 	for (size_t i = 0; i < d->nmods; i++) {
@@ -668,7 +670,13 @@ static int parse_map(const char *map, size_t maplen, struct dump *d,
 	return r;
 }
 
-uint64_t rawmap_max_words(const struct dump *d)
+/*
+ * The most words a .sancov.raw of the map's modules can hold: one PC per
+ * coverage point, i.e. per 5 bytes of each mapping, plus the zero-filled
+ * tail of the runtime's last 64 Ki-word extension (docs/FORMATS.md §5).
+ */
+#define RAW_SLACK_WORDS (UINT64_C(1) << 16)
+static uint64_t rawmap_max_words(const struct dump *d)
 {
 	uint64_t max = RAW_SLACK_WORDS;
 

@@ -8,7 +8,7 @@
 #ifndef UKCOV_TOOLS_DUMP_H
 #define UKCOV_TOOLS_DUMP_H
 
-#include "sancov_file.h"
+#include "util.h"
 
 #define DUMP_MAGIC "ukcov-dump 1\n"
 
@@ -89,14 +89,8 @@ int rawmap_read_map(const char *map, size_t maplen, struct dump *d, int *bits,
 int rawmap_add_pcs(const char *raw, size_t rawlen, struct dump *d, int bits,
 		   size_t *outside, char err[ERRLEN]);
 
-/*
- * The most words a .sancov.raw of the map's modules can hold: one PC per
- * coverage point, i.e. per 5 bytes of each mapping, plus the zero-filled
- * tail of the runtime's last 64 Ki-word extension (docs/FORMATS.md §5).
- */
-#define RAW_SLACK_WORDS (UINT64_C(1) << 16)
-uint64_t rawmap_max_words(const struct dump *d);
-/* 0 if a raw image of rawlen bytes fits the bound, else -1 with err. */
+/* 0 if a raw image of rawlen bytes fits the bound (docs/FORMATS.md §5),
+ * else -1 with err. */
 int rawmap_check_size(const struct dump *d, int bits, uint64_t rawlen,
 		      char err[ERRLEN]);
 

@@ -11,7 +11,7 @@
 #ifndef UKCOV_TOOLS_ELFPOINTS_H
 #define UKCOV_TOOLS_ELFPOINTS_H
 
-#include "sancov_file.h"
+#include "util.h"
 
 struct elf_info {
 	uint8_t build_id[64];	/* NT_GNU_BUILD_ID descriptor */

@@ -90,7 +90,8 @@ static int add_entry(struct ignorelist *il, char *line, size_t lineno,
 	return 0;
 }
 
-struct ignorelist *ignorelist_parse(const char *text, char err[ERRLEN])
+/* Parse text; NULL with err "line N: ..." on a malformed line. */
+static struct ignorelist *ignorelist_parse(const char *text, char err[ERRLEN])
 {
 	struct ignorelist *il = xcalloc(1, sizeof(*il));
 	char *copy = xstrdup(text);

@@ -9,7 +9,7 @@
 #ifndef UKCOV_TOOLS_IGNORELIST_H
 #define UKCOV_TOOLS_IGNORELIST_H
 
-#include "sancov_file.h"
+#include "util.h"
 #include "strtab.h"
 
 struct ignorelist;
@@ -17,8 +17,6 @@ struct ignorelist;
 /* sancov's default list: fun:__sanitizer_.*, src:/usr/include/.*,
  * src:.*\/libc\+\+/.* */
 struct ignorelist *ignorelist_default(void);
-/* Parse text; NULL with err "line N: ..." on a malformed line. */
-struct ignorelist *ignorelist_parse(const char *text, char err[ERRLEN]);
 /* Load a file; prints "FILE: problem" and returns NULL on failure. */
 struct ignorelist *ignorelist_load(const char *path);
 /* kind is "fun" or "src".  Results are cached per (interned) string. */

@@ -8,7 +8,7 @@
  * is.  .sancov files are matched to binaries by sancov's name rule; dump
  * modules by build-id.
  */
-#include "ukcov.h"
+#include "inputs.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +20,7 @@
 #include "binmatch.h"
 #include "dump.h"
 #include "elfpoints.h"
+#include "sancov_file.h"
 
 enum kind { K_ELF, K_SANCOV, K_SYMCOV, K_DUMP };
 
@@ -97,21 +98,21 @@ static void push(const char ***v, size_t *n, const char *s)
 	(*v)[(*n)++] = s;
 }
 
-static int sort_inputs(struct options *o, struct inputs *in)
+static int sort_inputs(char *const *paths, size_t npaths, struct inputs *in)
 {
-	for (int i = 0; i < o->nargs; i++) {
+	for (size_t i = 0; i < npaths; i++) {
 		enum kind k;
 
-		if (classify(o->args[i], &k) < 0)
+		if (classify(paths[i], &k) < 0)
 			return -1;
-		if (k == K_ELF && add_binary(in, o->args[i]) < 0)
+		if (k == K_ELF && add_binary(in, paths[i]) < 0)
 			return -1;
 		if (k == K_SANCOV)
-			push(&in->sancovs, &in->nsancovs, o->args[i]);
+			push(&in->sancovs, &in->nsancovs, paths[i]);
 		if (k == K_SYMCOV)
-			push(&in->symcovs, &in->nsymcovs, o->args[i]);
+			push(&in->symcovs, &in->nsymcovs, paths[i]);
 		if (k == K_DUMP)
-			push(&in->dumps, &in->ndumps, o->args[i]);
+			push(&in->dumps, &in->ndumps, paths[i]);
 	}
 	return 0;
 }
@@ -260,22 +261,21 @@ static void free_inputs(struct inputs *in)
 	free(in->sancovs);
 }
 
-int load_symbolized(struct options *o, struct symcov *out,
-		    struct strtab *strs)
+int symbolize_inputs(char *const *paths, size_t npaths,
+		     const struct cov_opts *opts, struct symcov *out,
+		     struct strtab *strs)
 {
 	struct inputs in = { 0 };
-	struct cov_opts co;
+	struct cov_opts co = *opts;
 	struct symcov **v = NULL;
 	size_t n = 0;
 	int r = EXIT_DATA;
 
-	if (make_cov_opts(o, &co) != 0)
-		return EXIT_DATA;
-	if (sort_inputs(o, &in) < 0 || read_sancovs(&in) < 0 ||
+	if (sort_inputs(paths, npaths, &in) < 0 || read_sancovs(&in) < 0 ||
 	    read_dumps(&in) < 0)
 		goto out;
 	/* The hash shows in .symcov output and decides unions. */
-	co.need_hash = o->need_hash || in.nsymcovs || in.nbins > 1;
+	co.need_hash = co.need_hash || in.nsymcovs || in.nbins > 1;
 	v = xcalloc(in.nsymcovs + in.nbins + 1, sizeof(struct symcov *));
 	if (collect(&in, &co, strs, v, &n) < 0)
 		goto out;
@@ -294,26 +294,5 @@ out:
 	}
 	free(v);
 	free_inputs(&in);
-	free_cov_opts(&co);
 	return r;
-}
-
-int make_cov_opts(const struct options *o, struct cov_opts *co)
-{
-	memset(co, 0, sizeof(*co));
-	co->demangle = o->demangle;
-	co->skip_dead = o->skip_dead;
-	co->strip_prefix = o->strip_prefix;
-	co->dflt = o->default_ignorelist ? ignorelist_default() : NULL;
-	if (o->ignorelist && !(co->user = ignorelist_load(o->ignorelist))) {
-		ignorelist_free(co->dflt);
-		return EXIT_DATA;
-	}
-	return 0;
-}
-
-void free_cov_opts(struct cov_opts *co)
-{
-	ignorelist_free(co->dflt);
-	ignorelist_free(co->user);
 }

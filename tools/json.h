@@ -7,7 +7,7 @@
 #ifndef UKCOV_TOOLS_JSON_H
 #define UKCOV_TOOLS_JSON_H
 
-#include "sancov_file.h"
+#include "util.h"
 #include "strtab.h"
 
 enum json_type { J_NULL, J_BOOL, J_NUM, J_STR, J_ARR, J_OBJ };

@@ -10,7 +10,17 @@
 
 #include "symbolize.h"
 
-void printer_init(struct printer *p, const struct dump *d, const char *source,
+struct printer {
+	const struct dump *d;
+	const char *source;		/* names the module table in messages */
+	struct bin_candidate *bins;	/* from the command line, or NULL */
+	size_t nbins;
+	struct strtab strs;
+	struct sym_module **mods;	/* opened on first use, per module */
+	bool *tried;
+};
+
+static void printer_init(struct printer *p, const struct dump *d, const char *source,
 		  struct bin_candidate *bins, size_t nbins)
 {
 	memset(p, 0, sizeof(*p));
@@ -22,7 +32,7 @@ void printer_init(struct printer *p, const struct dump *d, const char *source,
 	p->tried = xcalloc(d->nmods + 1, sizeof(*p->tried));
 }
 
-void printer_free(struct printer *p)
+static void printer_free(struct printer *p)
 {
 	for (size_t i = 0; i < p->d->nmods; i++)
 		sym_close(p->mods[i]);
@@ -69,7 +79,7 @@ static struct sym_module *open_module(struct printer *p, size_t i)
 	return sm;
 }
 
-void printer_point(struct printer *p, struct strbuf *sb, int mod,
+static void printer_point(struct printer *p, struct strbuf *sb, int mod,
 		   uint64_t off)
 {
 	const struct sym_frame *f;
@@ -93,7 +103,7 @@ void printer_point(struct printer *p, struct strbuf *sb, int mod,
 
 static const char *const cmp_names[] = { "cmp1", "cmp2", "cmp4", "cmp8" };
 
-void printer_cmp(struct printer *p, struct strbuf *sb, const struct cmp_rec *c)
+static void printer_cmp(struct printer *p, struct strbuf *sb, const struct cmp_rec *c)
 {
 	sb_printf(sb, "%s%s 0x%llx 0x%llx ", cmp_names[(c->type >> 1) & 3],
 		  c->type & KCOV_CMP_CONST ? " const" : "",

@@ -11,7 +11,6 @@
 #define SANCOV_MAGIC_HI 0xC0BFFFFFu
 #define SANCOV_BITS64   0xFFFFFF64u
 #define SANCOV_BITS32   0xFFFFFF32u
-#define ERRLEN 256
 
 /* True if buf starts like a .sancov file (bytes 4..7, what sancov tests). */
 bool sancov_has_magic(const void *buf, size_t len);

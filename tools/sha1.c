@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-void sha1_hex_upper(const void *data, size_t len, char out[41])
+static void sha1_hex_upper(const void *data, size_t len, char out[41])
 {
 	static const char hx[] = "0123456789ABCDEF";
 	uint8_t digest[SHA1_DIGEST_SIZE];

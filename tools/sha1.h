@@ -8,9 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* 40 uppercase hex digits + NUL into out. */
-void sha1_hex_upper(const void *data, size_t len, char out[41]);
-/* Same for a file; returns 0 or -errno. */
+/* The SHA-1 of a file as 40 uppercase hex digits + NUL into out;
+ * returns 0 or -errno. */
 int sha1_file_hex_upper(const char *path, char out[41]);
 
 #endif

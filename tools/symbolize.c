@@ -72,7 +72,8 @@ static const Dwfl_Callbacks offline_callbacks = {
 	.debuginfo_path = &debuginfo_path,
 };
 
-char *sym_demangle(const char *name)
+/* Demangle an Itanium C++ name (_Z...); NULL if it is not one. malloc'd. */
+static char *sym_demangle(const char *name)
 {
 	int status = 0;
 

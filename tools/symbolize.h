@@ -12,7 +12,7 @@
 #ifndef UKCOV_TOOLS_SYMBOLIZE_H
 #define UKCOV_TOOLS_SYMBOLIZE_H
 
-#include "sancov_file.h"
+#include "util.h"
 #include "strtab.h"
 
 struct sym_frame {
@@ -43,8 +43,5 @@ size_t sym_lookup(struct sym_module *m, uint64_t addr,
 const char *sym_missing_debug(struct sym_module *m);
 
 void sym_close(struct sym_module *m);
-
-/* Demangle an Itanium C++ name (_Z...); NULL if it is not one. malloc'd. */
-char *sym_demangle(const char *name);
 
 #endif

@@ -6,7 +6,7 @@
 #ifndef UKCOV_TOOLS_SYMCOV_H
 #define UKCOV_TOOLS_SYMCOV_H
 
-#include "sancov_file.h"
+#include "util.h"
 #include "strtab.h"
 
 struct sc_loc {

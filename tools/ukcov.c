@@ -13,6 +13,8 @@
 
 #include <ukcov/kcov.h>
 
+#include "inputs.h"
+
 struct command {
 	const char *name;
 	const char *sancov_name;	/* sancov's action spelling, or NULL */
@@ -308,6 +310,39 @@ int emit(const struct options *o, const struct strbuf *sb)
 		return EXIT_DATA;
 	}
 	return 0;
+}
+
+static int make_cov_opts(const struct options *o, struct cov_opts *co)
+{
+	memset(co, 0, sizeof(*co));
+	co->demangle = o->demangle;
+	co->skip_dead = o->skip_dead;
+	co->strip_prefix = o->strip_prefix;
+	co->need_hash = o->need_hash;
+	co->dflt = o->default_ignorelist ? ignorelist_default() : NULL;
+	if (o->ignorelist && !(co->user = ignorelist_load(o->ignorelist))) {
+		ignorelist_free(co->dflt);
+		return EXIT_DATA;
+	}
+	return 0;
+}
+
+static void free_cov_opts(struct cov_opts *co)
+{
+	ignorelist_free(co->dflt);
+	ignorelist_free(co->user);
+}
+
+int load_symbolized(struct options *o, struct symcov *out,
+		    struct strtab *strs)
+{
+	struct cov_opts co;
+	int r = make_cov_opts(o, &co);
+
+	if (r == 0)
+		r = symbolize_inputs(o->args, (size_t)o->nargs, &co, out, strs);
+	free_cov_opts(&co);
+	return r;
 }
 
 int main(int argc, char **argv)

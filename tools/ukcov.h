@@ -5,6 +5,7 @@
 #define UKCOV_TOOLS_UKCOV_H
 
 #include "coverage.h"
+#include "sancov_file.h"
 
 struct options {
 	const char *output;		/* -o FILE; NULL = stdout */
@@ -58,9 +59,6 @@ int cmd_serve(struct options *o);
 int load_symbolized(struct options *o, struct symcov *out,
 		    struct strtab *strs);
 
-/* Build cov_opts from options (loads the ignorelists); 0 or exit code. */
-int make_cov_opts(const struct options *o, struct cov_opts *co);
-void free_cov_opts(struct cov_opts *co);
 
 /* Write sb to -o or stdout; returns 0 or EXIT_DATA after a message. */
 int emit(const struct options *o, const struct strbuf *sb);

@@ -273,7 +273,7 @@ int read_head(const char *path, void *buf, size_t size, size_t *n)
 
 int load_parsed(const char *path, const char *what, parse_fn parse, void *arg)
 {
-	char *buf = NULL, err[256] = "";
+	char *buf = NULL, err[ERRLEN] = "";
 	size_t len = 0, nul;
 	int r = read_text_file(path, &buf, &len, &nul);
 

@@ -14,6 +14,9 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+/* The size of the message buffer that parsers and readers fill. */
+#define ERRLEN 256
+
 #define EXIT_DATA  1
 #define EXIT_USAGE 2
 
