@@ -36,8 +36,9 @@ void ukcov__cb_unlock(struct ukcov_cb *cb)
 	pthread_mutex_unlock(&cb->lock);
 }
 
-/* /proc/<pid>/stat: state letter and start time. */
-static int read_proc_stat(const char *path, char *state, uint64_t *start)
+/* /proc/<pid>/stat (or a task's): state letter and start time.  The one
+ * parser, for the owner check here and the start time thread.c records. */
+int ukcov__read_proc_stat(const char *path, char *state, uint64_t *start)
 {
 	char buf[1024], *p;
 	ssize_t n;
@@ -78,13 +79,13 @@ int ukcov__owner_alive(const struct ukcov_cb *cb)
 		return errno != ESRCH;
 	}
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if (read_proc_stat(path, &state, &start) != 0)
+	if (ukcov__read_proc_stat(path, &state, &start) != 0)
 		return 0;
 	if (state == 'Z' || state == 'X' || start != cb->owner_start)
 		return 0;
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid,
 		 (int)tid);
-	if (read_proc_stat(path, &state, &start) != 0)
+	if (ukcov__read_proc_stat(path, &state, &start) != 0)
 		return 0;
 	return state != 'Z' && state != 'X';
 }

@@ -125,8 +125,7 @@ void ukcov__follow_flush_locked(struct ukcov_thread *t, int unmap)
 		t->follow_area = NULL;
 		return;
 	}
-	__atomic_store_n(&t->pc_area, NULL, __ATOMIC_RELEASE);
-	__atomic_store_n(&t->cmp_area, NULL, __ATOMIC_RELEASE);
+	ukcov__thread_clear_hot(t);
 	t->follow_area = NULL;
 	t->mode = UKCOV_MODE_NONE;
 	munmap(buf, area_bytes(t->follow_entries));

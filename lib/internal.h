@@ -242,12 +242,16 @@ void ukcov__stop_local_owner(struct ukcov_desc *d, pid_t tid);
 void ukcov__thread_stop(struct ukcov_thread *t);
 void ukcov__threads_init(void);
 void ukcov__thread_exit_hook(struct ukcov_thread *t);
+void ukcov__thread_clear_hot(struct ukcov_thread *t);
 void ukcov__thread_save_hot(const struct ukcov_thread *t, struct ukcov_hot *h);
 void ukcov__thread_load_hot(struct ukcov_thread *t, const struct ukcov_hot *h);
 
 /* ---- desc.c: the state machine (transitions under cb->lock) ---- */
 int ukcov__cb_lock(struct ukcov_cb *cb);
 void ukcov__cb_unlock(struct ukcov_cb *cb);
+/* /proc/<pid>/stat or /proc/<pid>/task/<tid>/stat: the state letter
+ * (field 3) and the start time (field 22); 0, or -1 if unreadable. */
+int ukcov__read_proc_stat(const char *path, char *state, uint64_t *start);
 int ukcov__owner_alive(const struct ukcov_cb *cb);
 void ukcov__reap_dead_owner_locked(struct ukcov_cb *cb);
 int ukcov__owned_by_me_locked(const struct ukcov_cb *cb);

@@ -161,8 +161,7 @@ static void trampoline(int sig, siginfo_t *si, void *uc)
 			((uintptr_t)__builtin_frame_address(0) & ~FRAME_ALTSTACK) |
 			(on_altstack() ? FRAME_ALTSTACK : 0);
 	t->sig_depth++;
-	__atomic_store_n(&t->pc_area, NULL, __ATOMIC_RELAXED);
-	__atomic_store_n(&t->cmp_area, NULL, __ATOMIC_RELAXED);
+	ukcov__thread_clear_hot(t);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	errno = saved_errno;
 	run_user_handler(sig, si, uc);

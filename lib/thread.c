@@ -40,29 +40,25 @@ pid_t ukcov__gettid(void)
  * the lifetime of the system (pids are reused, start times are not). */
 uint64_t ukcov__self_start_time(void)
 {
-	char path[64], buf[1024], *p;
-	unsigned long long start = 0;
-	ssize_t n;
-	int fd, field;
+	char path[64], state;
+	uint64_t start = 0;
 
 	if (self_start_time)
 		return self_start_time;
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)getpid());
-	fd = ukcov__real_open(path, O_RDONLY | O_CLOEXEC, 0);
-	if (fd < 0)
+	if (ukcov__read_proc_stat(path, &state, &start) != 0)
 		return 1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	ukcov__real_close(fd);
-	if (n <= 0)
-		return 1;
-	buf[n] = 0;
-	p = strrchr(buf, ')');
-	for (field = 2; p && field < 22; field++)
-		p = strchr(p + 1, ' ');
-	if (p)
-		start = strtoull(p + 1, NULL, 10);
 	self_start_time = start ? start : 1;
 	return self_start_time;
+}
+
+/* The one place that turns a thread's recording off: the callbacks
+ * test only the area pointers, so clearing them is enough.  Release:
+ * a thread that sees NULL also sees what was written before. */
+void ukcov__thread_clear_hot(struct ukcov_thread *t)
+{
+	__atomic_store_n(&t->pc_area, NULL, __ATOMIC_RELEASE);
+	__atomic_store_n(&t->cmp_area, NULL, __ATOMIC_RELEASE);
 }
 
 void ukcov__thread_save_hot(const struct ukcov_thread *t, struct ukcov_hot *h)
@@ -83,8 +79,7 @@ void ukcov__thread_save_hot(const struct ukcov_thread *t, struct ukcov_hot *h)
  * with another area's capacity or drop counter. */
 void ukcov__thread_load_hot(struct ukcov_thread *t, const struct ukcov_hot *h)
 {
-	__atomic_store_n(&t->pc_area, NULL, __ATOMIC_RELAXED);
-	__atomic_store_n(&t->cmp_area, NULL, __ATOMIC_RELAXED);
+	ukcov__thread_clear_hot(t);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	t->pc_cap = h->pc_cap;
 	t->cmp_cap = h->cmp_cap;
@@ -216,8 +211,7 @@ void ukcov__thread_disarm(struct ukcov_thread *t)
 {
 	struct ukcov_desc *d = t->owned;
 
-	__atomic_store_n(&t->pc_area, NULL, __ATOMIC_RELEASE);
-	__atomic_store_n(&t->cmp_area, NULL, __ATOMIC_RELEASE);
+	ukcov__thread_clear_hot(t);
 	if (!d)
 		return;
 	t->owned = NULL;
@@ -246,8 +240,7 @@ void ukcov__stop_local_owner(struct ukcov_desc *d, pid_t tid)
 void ukcov__thread_stop(struct ukcov_thread *t)
 {
 	t->mode = UKCOV_MODE_NONE;
-	__atomic_store_n(&t->pc_area, NULL, __ATOMIC_RELEASE);
-	__atomic_store_n(&t->cmp_area, NULL, __ATOMIC_RELEASE);
+	ukcov__thread_clear_hot(t);
 }
 
 /* Linux kcov_task_exit, FreeBSD kcov_thread_dtor, NetBSD kcov_lwp_free,
@@ -308,8 +301,7 @@ static void process_exit_handler(void)
 	if (pthread_mutex_trylock(&ukcov__proc_lock) != 0)
 		return;
 	for (t = thread_list; t; t = t->next) {
-		__atomic_store_n(&t->pc_area, NULL, __ATOMIC_RELEASE);
-		__atomic_store_n(&t->cmp_area, NULL, __ATOMIC_RELEASE);
+		ukcov__thread_clear_hot(t);
 		/* Other threads run on until exit_group: keep their buffers
 		 * mapped, save what they recorded so far. */
 		if (t->follow_area)
@@ -343,8 +335,7 @@ static void fork_child(void)
 	struct ukcov_thread *t = &__ukcov_thread;
 
 	self_start_time = 0;
-	__atomic_store_n(&t->pc_area, NULL, __ATOMIC_RELAXED);
-	__atomic_store_n(&t->cmp_area, NULL, __ATOMIC_RELAXED);
+	ukcov__thread_clear_hot(t);
 	t->owned = NULL;
 	t->mode = UKCOV_MODE_NONE;
 	t->uniq_words = 0;	/* the table's copy stays, as a cache */
