@@ -98,30 +98,64 @@ trace_pc_unique_check(struct ukcov_thread *t, uint64_t *area, uint64_t pc)
 	trace_pc_unique(t, area, pc, i);
 }
 
-/*
- * The layout of every callback (docs/PERFORMANCE.md, "Tracing-off
- * layout"): tracing off is the fall-through, so a thread that does not
- * trace pays a TLS load, a test and a not-taken branch into "ret", the
- * nearest thing to an empty callback.  A taken branch on the off path
- * cost up to 1.3x an empty callback on Intel Ice Lake; the tracing path
- * pays the one taken branch instead, where an append costs far more.
- * Mode variants (unique) are tested only after the area is non-NULL.
- */
-CALLBACK void __sanitizer_cov_trace_pc(void)
+/* The kcov part of trace_pc: this thread's PC area, if it traces.
+ * Mode variants (unique) are tested only after the area is non-NULL. */
+static inline __attribute__((always_inline)) void
+kcov_pc(uint64_t pc)
 {
 	struct ukcov_thread *t = &__ukcov_thread;
 	uint64_t *area = __atomic_load_n(&t->pc_area, __ATOMIC_RELAXED);
 
-	if (likely(area == NULL))
+	if (area == NULL)
 		return;
-	/* Unique mode is chosen only now that tracing is known to be on
-	 * (lib/unique.c), and taken as a tail call, so that the plain
-	 * trace pays one load and one branch for it. */
 	if (unlikely(t->uniq_bits != NULL)) {
-		trace_pc_unique_check(t, area, RET_IP());
+		trace_pc_unique_check(t, area, pc);
 		return;
 	}
-	pc_record(t, area, RET_IP());
+	pc_record(t, area, pc);
+}
+
+/* coverage=1 in a trace-pc build: the PC joins the process's set of
+ * distinct PCs; the home slot is checked here, the rest is a call. */
+static inline __attribute__((always_inline)) void pcset_hit(uint64_t pc)
+{
+	uint64_t h = (pc * UKCOV_PCSET_HASH) >> __ukcov_sancov.pcset_shift;
+
+	if (likely(__atomic_load_n(&__ukcov_sancov.pcset[h],
+				   __ATOMIC_RELAXED) == pc))
+		return;
+	__ukcov_sancov_pcset_insert(pc);
+}
+
+/* Out of line, so that the off and kcov-only paths need no frame. */
+static __attribute__((noinline)) void trace_pc_process(uint32_t on,
+						       uint64_t pc)
+{
+	if (on & UKCOV_SANCOV_KCOV)
+		kcov_pc(pc);
+	if (on & UKCOV_SANCOV_PCSET)
+		pcset_hit(pc - 1);
+}
+
+/*
+ * The layout of every callback (docs/PERFORMANCE.md, "Tracing-off
+ * layout"): nothing enabled is the fall-through into "ret".  Like the
+ * guard callback, trace_pc reads the process-wide word first (one load,
+ * one compare): coverage=1 must see the PCs of threads the runtime
+ * never armed.  A thread that traces through a kcov descriptor has set
+ * the KCOV bit (ukcov__thread_rearm_hot); mode variants (unique) are
+ * tested only after its area is known to be non-NULL.
+ */
+CALLBACK void __sanitizer_cov_trace_pc(void)
+{
+	uint32_t on = __atomic_load_n(&__ukcov_sancov.on, __ATOMIC_RELAXED);
+
+	if (likely(on == 0))	/* off: the fall-through return */
+		return;
+	if (likely(on == UKCOV_SANCOV_KCOV))
+		kcov_pc(RET_IP());
+	else
+		trace_pc_process(on, RET_IP());
 }
 
 /*

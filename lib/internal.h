@@ -200,13 +200,17 @@ extern __thread struct ukcov_thread __ukcov_thread
  */
 #define UKCOV_SANCOV_PCS  1u	/* coverage=1: keep each guard's first PC */
 #define UKCOV_SANCOV_KCOV 2u	/* a thread of this process has traced PCs
-				 * (sticky): guards look at the TLS area */
+				 * (sticky): look at the TLS area */
+#define UKCOV_SANCOV_PCSET 4u	/* coverage=1: keep trace_pc's PCs in a set */
 struct ukcov_sancov_hot {
 	uint32_t on;			/* [A] UKCOV_SANCOV_* bits */
-	uint32_t reserved;
+	uint32_t pcset_shift;		/* [S] 64 - log2(pcset slots) */
 	uint64_t *guard_pcs;		/* [S] slot g: PC - 1 of guard g's first
 					 * hit, 0 if none; slot 0 unused */
+	uint64_t *pcset;		/* [S] distinct trace_pc PCs - 1, open
+					 * addressing, 0 = free */
 } __attribute__((aligned(64)));
+#define UKCOV_PCSET_HASH 0x9E3779B97F4A7C15ULL	/* Fibonacci hashing */
 
 extern struct ukcov_sancov_hot __ukcov_sancov
 	__attribute__((visibility("default")));
@@ -218,12 +222,17 @@ UKCOV_SANCOV_API void __ukcov_sancov_guard_init(uint32_t *start,
 						uint32_t *stop);
 UKCOV_SANCOV_API void __ukcov_sancov_region_init(int kind, const void *start,
 						 const void *stop);
+UKCOV_SANCOV_API void __ukcov_sancov_pcset_insert(uint64_t pc);
 enum { UKCOV_REGION_COUNTERS = 1, UKCOV_REGION_BOOLS, UKCOV_REGION_PCS };
 
 /* ---- sancov.c ---- */
 void ukcov__sancov_note_tracer(void);
 void ukcov__sancov_init(void);
-int ukcov__sancov_fatal_dump(int sig);
+void ukcov__sancov_fatal_dump(int sig);
+void ukcov__sancov_after_fork_child(void);
+
+/* ---- signals.c: the fatal signals that dump coverage first ---- */
+void ukcov__signals_hook_fatal(void);
 
 /* ---- callbacks.c ---- */
 /* Referenced by callbacks.c so that a static link pulls in the runtime. */

@@ -26,11 +26,13 @@
 #include <limits.h>
 #include <link.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "internal.h"
+#include "sancov.h"
 #include "textline.h"
 #include <ukcov/sancov.h>
 
@@ -42,41 +44,31 @@ struct ukcov_sancov_hot __ukcov_sancov;
 UKCOV_EXPORT __thread uintptr_t __sancov_lowest_stack
 	__attribute__((tls_model("initial-exec"))) = UINTPTR_MAX;
 
-/* One instrumented section of one module instance. */
-struct region {
-	int kind;			/* 0 guards, else UKCOV_REGION_* */
-	const void *start, *stop;
-	uint32_t first;			/* guards: number of the first one */
-	uint32_t count;			/* elements */
-	uint64_t bias;			/* module load bias at init */
-	char path[PATH_MAX];		/* module path ("" if unknown) */
-};
-
 /* The registry grows by mmap'ed chunks, never moves, and is published
  * with a release store of nregions: a reader (the dump, possibly in a
  * signal handler) sees whole entries without a lock. */
 #define CHUNK_REGIONS 64
 #define MAX_CHUNKS 1024
-static struct region *chunks[MAX_CHUNKS];	/* [L] */
+static struct ukcov_region *chunks[MAX_CHUNKS];	/* [L] */
 static uint32_t nregions;			/* [L] written, [A] read */
 static uint32_t nguards;			/* [L] guard numbers given out */
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static struct region *region_at(uint32_t i)
+static struct ukcov_region *region_at(uint32_t i)
 {
 	return &chunks[i / CHUNK_REGIONS][i % CHUNK_REGIONS];
 }
 
 /* A new registry entry, or NULL when out of memory (the section then
  * works for kcov tracing but is left out of coverage files). */
-static struct region *region_new_locked(void)
+static struct ukcov_region *region_new_locked(void)
 {
 	uint32_t c = nregions / CHUNK_REGIONS;
 
 	if (c >= MAX_CHUNKS)
 		return NULL;
 	if (!chunks[c]) {
-		void *p = mmap(NULL, CHUNK_REGIONS * sizeof(struct region),
+		void *p = mmap(NULL, CHUNK_REGIONS * sizeof(struct ukcov_region),
 			       PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
@@ -94,7 +86,7 @@ static void region_publish_locked(void)
 
 struct find_module {
 	uintptr_t addr;
-	struct region *r;
+	struct ukcov_region *r;
 	int found;
 };
 
@@ -121,7 +113,7 @@ static int module_of_addr(struct dl_phdr_info *info, size_t size, void *arg)
 	return 0;
 }
 
-static void region_locate(struct region *r)
+static void region_locate(struct ukcov_region *r)
 {
 	struct find_module f = { .addr = (uintptr_t)r->start, .r = r };
 
@@ -130,22 +122,183 @@ static void region_locate(struct region *r)
 	dl_iterate_phdr(module_of_addr, &f);
 }
 
+struct ukcov_sancov_opts ukcov__sancov_opts;
+static int setup_done;				/* [A] */
+
+uint32_t ukcov__sancov_nregions(void)
+{
+	return __atomic_load_n(&nregions, __ATOMIC_ACQUIRE);
+}
+
+const struct ukcov_region *ukcov__sancov_region(uint32_t i)
+{
+	return region_at(i);
+}
+
+uint32_t ukcov__sancov_nguards(void)
+{
+	return __atomic_load_n(&nguards, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * Guard slots: one uint64_t per guard number, indexed by the number
+ * itself, so that the callback needs no bounds check.  The whole 32-bit
+ * range is reserved as PROT_NONE (which no overcommit policy charges)
+ * and made writable as numbers are given out, before any guard holds
+ * them.  The table never moves: callbacks in other threads keep using
+ * it while a dlopen adds guards.
+ */
+#define GUARD_SLOTS_BYTES ((uint64_t)UINT32_MAX * 8 + 8)
+static uint64_t guard_slots_rw;			/* [L] writable bytes */
+
+static void guard_slots_reserve(void)
+{
+	void *p = mmap(NULL, GUARD_SLOTS_BYTES, PROT_NONE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	if (p == MAP_FAILED) {
+		ukcov__sancov_msg("ukcov: coverage: cannot reserve the guard "
+				  "table", "", 0, "; guard coverage off\n");
+		return;
+	}
+	__ukcov_sancov.guard_pcs = p;
+}
+
+/* Make slots 0..last writable.  On failure guard coverage stops (the
+ * numbers are still given out, for kcov tracing). */
+static void guard_slots_locked(uint64_t last)
+{
+	uint64_t need = (last + 1) * sizeof(uint64_t);
+	long page = sysconf(_SC_PAGESIZE);
+
+	if (!__ukcov_sancov.guard_pcs || need <= guard_slots_rw)
+		return;
+	need = (need + (uint64_t)page - 1) & ~((uint64_t)page - 1);
+	if (mprotect(__ukcov_sancov.guard_pcs, need, PROT_READ | PROT_WRITE) != 0) {
+		__atomic_fetch_and(&__ukcov_sancov.on, ~UKCOV_SANCOV_PCS,
+				   __ATOMIC_RELEASE);
+		ukcov__sancov_msg("ukcov: coverage: guard table full", "", 0,
+				  "; guard coverage off\n");
+		return;
+	}
+	guard_slots_rw = need;
+}
+
+/*
+ * trace-pc PCs (no guards): a set of the distinct PCs, open addressing
+ * with linear probing over a fixed table mmap'ed at setup, inserted
+ * lock-free by compare-and-swap.  The callback checks the home slot
+ * inline; everything else is here.  A PC that finds no free slot
+ * within PCSET_PROBES is counted as lost (reported at the dump).
+ */
+#define PCSET_BITS 21			/* 2 Mi slots, 16 MiB, reserved */
+#define PCSET_PROBES 64
+static uint64_t pcset_lost;			/* [A] */
+
+uint64_t ukcov__sancov_pcset_slots(void)
+{
+	return __ukcov_sancov.pcset ? (uint64_t)1 << PCSET_BITS : 0;
+}
+
+uint64_t ukcov__sancov_pcset_lost(void)
+{
+	return __atomic_load_n(&pcset_lost, __ATOMIC_RELAXED);
+}
+
+static void pcset_reserve(void)
+{
+	void *p = mmap(NULL, ((size_t)1 << PCSET_BITS) * sizeof(uint64_t),
+		       PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	if (p == MAP_FAILED) {
+		ukcov__sancov_msg("ukcov: coverage: cannot map the PC table",
+				  "", 0, "; trace-pc coverage off\n");
+		return;
+	}
+	__ukcov_sancov.pcset = p;
+	__ukcov_sancov.pcset_shift = 64 - PCSET_BITS;
+}
+
+UKCOV_SANCOV_API void __ukcov_sancov_pcset_insert(uint64_t pc)
+{
+	uint64_t *set = __ukcov_sancov.pcset;
+	uint64_t mask = ((uint64_t)1 << PCSET_BITS) - 1;
+	uint64_t h = (pc * UKCOV_PCSET_HASH) >> __ukcov_sancov.pcset_shift;
+
+	for (unsigned i = 0; i < PCSET_PROBES; i++) {
+		uint64_t *slot = &set[(h + i) & mask];
+		uint64_t v = __atomic_load_n(slot, __ATOMIC_RELAXED);
+
+		if (v == 0 && __atomic_compare_exchange_n(slot, &v, pc, 0,
+							  __ATOMIC_RELAXED,
+							  __ATOMIC_RELAXED))
+			return;
+		if (v == pc)
+			return;
+	}
+	__atomic_fetch_add(&pcset_lost, 1, __ATOMIC_RELAXED);
+}
+
+static void dump_at_exit(void)
+{
+	ukcov__sancov_dump(0);
+}
+
+/*
+ * Once per process, from whichever comes first: a module constructor's
+ * init call or the runtime's constructor.  Reads UKCOV_OPTIONS; with
+ * coverage=1, maps the tables, then enables the callbacks' recording,
+ * and arranges the dumps at exit and on fatal signals.
+ */
+static void sancov_setup(void)
+{
+	uint32_t bits = 0;
+
+	if (__atomic_load_n(&setup_done, __ATOMIC_ACQUIRE))
+		return;
+	pthread_mutex_lock(&init_lock);
+	if (setup_done) {
+		pthread_mutex_unlock(&init_lock);
+		return;
+	}
+	ukcov__sancov_opts_parse(&ukcov__sancov_opts, getenv("UKCOV_OPTIONS"));
+	if (ukcov__sancov_opts.coverage) {
+		guard_slots_reserve();
+		guard_slots_locked(nguards);
+		pcset_reserve();
+		if (__ukcov_sancov.guard_pcs)
+			bits |= UKCOV_SANCOV_PCS;
+		if (__ukcov_sancov.pcset)
+			bits |= UKCOV_SANCOV_PCSET;
+	}
+	__atomic_store_n(&setup_done, 1, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&init_lock);
+	if (bits) {
+		atexit(dump_at_exit);
+		ukcov__signals_hook_fatal();
+		__atomic_fetch_or(&__ukcov_sancov.on, bits, __ATOMIC_RELEASE);
+	}
+}
+
 UKCOV_SANCOV_API void __ukcov_sancov_guard_init(uint32_t *start,
 						uint32_t *stop)
 {
-	struct region *r;
+	struct ukcov_region *r;
 	uint64_t n;
 
+	sancov_setup();
 	/* compiler-rt's rule: nothing to number, or numbered already. */
 	if (start == NULL || stop <= start || *start != 0)
 		return;
 	n = (uint64_t)(stop - start);
 	pthread_mutex_lock(&init_lock);
-	if (n > UINT32_MAX - nguards) {
+	if (n > UINT32_MAX - 1 - nguards) {
 		/* Guard numbers are 32 bits; leave the rest at 0 (off). */
 		pthread_mutex_unlock(&init_lock);
 		return;
 	}
+	guard_slots_locked(nguards + n);
 	for (uint64_t i = 0; i < n; i++)
 		start[i] = nguards + 1 + (uint32_t)i;
 	r = region_new_locked();
@@ -159,6 +312,8 @@ UKCOV_SANCOV_API void __ukcov_sancov_guard_init(uint32_t *start,
 		region_publish_locked();
 	}
 	nguards += (uint32_t)n;
+	if (__ukcov_sancov.pcset)
+		ukcov__sancov_modules_refresh();	/* a dlopen */
 	pthread_mutex_unlock(&init_lock);
 }
 
@@ -174,9 +329,10 @@ static size_t element_size(int kind)
 UKCOV_SANCOV_API void __ukcov_sancov_region_init(int kind, const void *start,
 						 const void *stop)
 {
-	struct region *r;
+	struct ukcov_region *r;
 	uint32_t i;
 
+	sancov_setup();
 	if (start == NULL || (const char *)stop <= (const char *)start)
 		return;
 	pthread_mutex_lock(&init_lock);
@@ -212,4 +368,60 @@ void ukcov__sancov_note_tracer(void)
 /* Called from the runtime's constructor. */
 void ukcov__sancov_init(void)
 {
+	sancov_setup();
+	/* The modules a dump in a signal handler can name trace-pc PCs
+	 * in: the program and its libraries (refreshed at each guard
+	 * init and at each ordinary dump). */
+	if (__atomic_load_n(&__ukcov_sancov.on, __ATOMIC_RELAXED) &
+	    UKCOV_SANCOV_PCSET)
+		ukcov__sancov_modules_refresh();
+}
+
+/* A fatal signal (signals.c): write the files with what is known now,
+ * before the program's handler or the default action runs. */
+void ukcov__sancov_fatal_dump(int sig)
+{
+	(void)sig;
+	ukcov__sancov_dump(1);
+}
+
+void ukcov__sancov_after_fork_child(void)
+{
+	ukcov__sancov_dump_after_fork_child();
+}
+
+/* ---- compiler-rt's coverage API (sanitizer/coverage_interface.h).
+ * Weak: a static link that also brings clang's ubsan runtime keeps
+ * that runtime's strong definitions instead of failing. ---- */
+#define SANCOV_API UKCOV_EXPORT __attribute__((weak))
+
+SANCOV_API void __sanitizer_cov_dump(void)
+{
+	ukcov__sancov_dump(0);
+}
+
+SANCOV_API void __sanitizer_dump_trace_pc_guard_coverage(void)
+{
+	ukcov__sancov_dump(0);
+}
+
+SANCOV_API void __sanitizer_dump_coverage(const uintptr_t *pcs, uintptr_t len)
+{
+	ukcov__sancov_dump_pcs(pcs, len);
+}
+
+/* Forget what was covered so far (compiler-rt zeroes its PC vector);
+ * the next dump writes only what runs after this. */
+SANCOV_API void __sanitizer_cov_reset(void)
+{
+	uint64_t *g = __ukcov_sancov.guard_pcs;
+	uint64_t *set = __ukcov_sancov.pcset;
+
+	if (g)
+		memset(g, 0, ((size_t)ukcov__sancov_nguards() + 1) * sizeof(*g));
+	/* Private anonymous pages read back as zeros. */
+	if (set)
+		madvise(set, (size_t)ukcov__sancov_pcset_slots() * sizeof(*set),
+			MADV_DONTNEED);
+	__atomic_store_n(&pcset_lost, 0, __ATOMIC_RELAXED);
 }

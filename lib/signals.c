@@ -36,6 +36,10 @@ static struct sigaction user_action[NSIG_MAX];	/* [L][S] */
 static int user_wrapped[NSIG_MAX];		/* [L] */
 static int table_lock;
 static unsigned table_seq;
+/* coverage=1: these signals dump coverage before the program's action;
+ * the trampoline stays installed even while that action is SIG_DFL.
+ * [L] set once by ukcov__signals_hook_fatal, read by the trampoline. */
+static int fatal_hooked[NSIG_MAX];
 
 static void table_acquire(sigset_t *old)
 {
@@ -99,6 +103,11 @@ static void run_user_handler(int sig, siginfo_t *si, void *uc)
 {
 	struct sigaction a;
 
+	/* Write coverage first: the program's handler may _exit, and the
+	 * default action ends the process.  The SIG_DFL branch below then
+	 * re-raises, so the process dies of the same signal. */
+	if (__atomic_load_n(&fatal_hooked[sig], __ATOMIC_RELAXED))
+		ukcov__sancov_fatal_dump(sig);
 	read_user_action(sig, &a);
 	if (a.sa_flags & SA_RESETHAND)
 		mirror_resethand(sig);
@@ -194,7 +203,9 @@ UKCOV_EXPORT int sigaction(int sig, const struct sigaction *act,
 	table_acquire(&old);
 	had_wrapper = user_wrapped[sig];
 	prev_user = user_action[sig];
-	if (act && is_function(act)) {
+	if (act && (is_function(act) ||
+		    (fatal_hooked[sig] && !(act->sa_flags & SA_SIGINFO) &&
+		     act->sa_handler == SIG_DFL))) {
 		wrapped = *act;
 		wrapped.sa_sigaction = trampoline;
 		wrapped.sa_flags |= SA_SIGINFO;
@@ -220,6 +231,43 @@ UKCOV_EXPORT int sigaction(int sig, const struct sigaction *act,
 	}
 	errno = e;
 	return rc;
+}
+
+/*
+ * coverage=1 (lib/sancov.c): SIGSEGV, SIGBUS, SIGABRT, SIGFPE and SIGILL
+ * write the coverage files before the program's handler runs, or before
+ * the default action kills the process.  A signal the program ignores
+ * is left alone.  The program's own handlers are chained as for any
+ * signal; its view of the action (sigaction's oldact) is unchanged.
+ */
+void ukcov__signals_hook_fatal(void)
+{
+	static const int sigs[] = { SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL };
+	sigset_t old;
+
+	table_acquire(&old);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		int sig = sigs[i];
+		struct sigaction cur, wrapped;
+
+		if (ukcov__real_sigaction(sig, NULL, &cur) != 0)
+			continue;
+		if (!(cur.sa_flags & SA_SIGINFO) && cur.sa_handler == SIG_IGN)
+			continue;
+		__atomic_store_n(&fatal_hooked[sig], 1, __ATOMIC_RELAXED);
+		if (user_wrapped[sig])
+			continue;	/* the trampoline is there already */
+		user_action[sig] = cur;
+		user_wrapped[sig] = 1;
+		wrapped = cur;
+		wrapped.sa_sigaction = trampoline;
+		wrapped.sa_flags |= SA_SIGINFO | SA_ONSTACK;
+		if (ukcov__real_sigaction(sig, &wrapped, NULL) != 0) {
+			user_wrapped[sig] = 0;
+			__atomic_store_n(&fatal_hooked[sig], 0, __ATOMIC_RELAXED);
+		}
+	}
+	table_release(&old);
 }
 
 /* glibc's BSD-semantics signal(): SA_RESTART, the signal itself

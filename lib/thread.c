@@ -348,6 +348,7 @@ static void fork_child(void)
 	ukcov__fdtab_after_fork_child();
 	ukcov__follow_after_fork_child();
 	ukcov__signals_after_fork_child();
+	ukcov__sancov_after_fork_child();
 	pthread_mutex_init(&ukcov__proc_lock, NULL);
 }
 

@@ -1,6 +1,6 @@
 # man/man.mk -- the library's and the device's manual pages (mdoc).
 #
-#   make man-lint   mandoc -Tlint -Wall on man/*.3 and man/*.4: silent, or fails
+#   make man-lint   mandoc -Tlint -Wall on man/*.3, *.4, *.7: silent, or fails
 #   make install    installs them too (install-extra:: install-man)
 #
 # mandoc checks every .Xr: a page in its base manpath (/usr/share/man,
@@ -15,6 +15,7 @@
 
 MAN3_PAGES   := $(wildcard man/*.3)
 MAN4_PAGES   := $(wildcard man/*.4)
+MAN7_PAGES   := $(wildcard man/*.7)
 MAN_LINT_DIR := $(B)/man-lint
 # Functions documented on another function's page: link.3:page.3.
 MAN3_LINKS   := ukcov_flavor.3:ukcov_open.3 ukcov_version.3:ukcov_open.3
@@ -24,14 +25,15 @@ man-lint:
 	@rm -rf $(MAN_LINT_DIR) && mkdir -p $(MAN_LINT_DIR)
 	@for p in $(wildcard man/*.[1-9]); do ln -s $(TOP)/$$p $(MAN_LINT_DIR)/; done
 	@cd $(MAN_LINT_DIR) && \
-	out=$$(mandoc -Tlint -Wall $(addprefix $(TOP)/,$(MAN3_PAGES) $(MAN4_PAGES)) 2>&1 | \
+	out=$$(mandoc -Tlint -Wall $(addprefix $(TOP)/,$(MAN3_PAGES) $(MAN4_PAGES) $(MAN7_PAGES)) 2>&1 | \
 	    grep -v '^mandoc: outdated mandoc.db lacks [^ ]* entry, run makewhatis '); \
 	if [ -n "$$out" ]; then echo "$$out" >&2; exit 1; fi
 
 install-extra:: install-man
 install-man:
-	$(INSTALL) -d $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man4
+	$(INSTALL) -d $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man4 $(DESTDIR)$(MANDIR)/man7
 	$(INSTALL) -m 644 $(MAN3_PAGES) $(DESTDIR)$(MANDIR)/man3/
 	$(INSTALL) -m 644 $(MAN4_PAGES) $(DESTDIR)$(MANDIR)/man4/
+	$(INSTALL) -m 644 $(MAN7_PAGES) $(DESTDIR)$(MANDIR)/man7/
 	for l in $(MAN3_LINKS); do \
 	    ln -sf $${l#*:} $(DESTDIR)$(MANDIR)/man3/$${l%%:*}; done

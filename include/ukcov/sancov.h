@@ -59,6 +59,17 @@ UKCOV_API void __sanitizer_cov_store16(__int128 *addr);
  * instrumented non-leaf functions; starts at UINTPTR_MAX. */
 extern __thread uintptr_t __sancov_lowest_stack;
 
+/*
+ * compiler-rt's coverage API, for programs that run with
+ * UKCOV_OPTIONS=coverage=1 (ukcov_sancov(7)): write the
+ * <module>.<pid>.sancov files now; write the given PCs (return
+ * addresses minus one) as such files; forget the coverage so far.
+ */
+UKCOV_API void __sanitizer_cov_dump(void);
+UKCOV_API void __sanitizer_dump_trace_pc_guard_coverage(void);
+UKCOV_API void __sanitizer_dump_coverage(const uintptr_t *pcs, uintptr_t len);
+UKCOV_API void __sanitizer_cov_reset(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -185,4 +185,221 @@ for o in O0 O2; do
     done
 done
 
+# ---- 5. coverage=1: <module>.<pid>.sancov files ----------------------
+C=$T/cov
+mkdir -p "$C"
+chmod 755 "$T" "$C"
+SANCOV=$(command -v sancov-14 || command -v sancov)
+
+# covered BIN FILE: the functions a .sancov file covers, one per line.
+covered() {
+    "$L/ukcov" covered-functions "$1" "$2" 2>/dev/null | awk '{ print $NF }' | sort -u | tr '\n' ' '
+}
+# cov_run NAME BIN DIR ARGS...: run BIN with coverage=1 into DIR, which
+# must be empty of .sancov files; sets rc, out (stdout+stderr), file.
+cov_run() {
+    name=$1 bin=$2 dir=$3
+    shift 3
+    rm -f "$dir"/*.sancov
+    UKCOV_OPTIONS="coverage=1 coverage_dir=$dir" "$bin" "$@" >"$C/out" 2>&1
+    rc=$?
+    set -- "$dir"/*.sancov
+    file=$1
+}
+expect_file() {  # name want-functions [rc]
+    if [ "$rc" -ne "${3:-0}" ]; then
+        bad "$1" "exit status $rc, want ${3:-0}: $(head -c 200 "$C/out")"
+    elif [ ! -f "$file" ]; then
+        bad "$1" "no .sancov file: $(head -c 200 "$C/out")"
+    elif [ "$(covered "$bin" "$file")" != "$2" ]; then
+        bad "$1" "covers '$(covered "$bin" "$file")', want '$2'"
+    else
+        ok "$1"
+    fi
+}
+# The file's name is the module's, with the process's pid; the magic is
+# 0xC0BFFFFFFFFFFF64 (little-endian) and the offsets sorted and unique.
+sancov_well_formed() {  # file
+    [ "$(od -An -tx1 -N8 "$1" | tr -d ' ')" = 64ffffffffffbfc0 ] || return 1
+    od -An -tu8 -j8 -w8 -v "$1" | awk 'NR > 1 && $1 <= prev { exit 1 } { prev = $1 }'
+}
+
+cov_variants() {
+    build cov-build clang -O1 -g -fsanitize-coverage=trace-pc-guard -c $S/cov_prog.c -o "$C/g.o" &&
+    build cov-build clang "$C/g.o" $STATIC -o "$C/clang-guard-static" &&
+    build cov-build clang "$C/g.o" $SHARED -o "$C/clang-guard-shared" &&
+    build cov-build clang -O1 -g -fsanitize-coverage=trace-pc -c $S/cov_prog.c -o "$C/p.o" &&
+    build cov-build clang "$C/p.o" $SHARED -o "$C/clang-pc" &&
+    build cov-build gcc -O1 -g -fsanitize-coverage=trace-pc $S/cov_prog.c $SHARED -o "$C/gcc-pc" &&
+    build cov-build gcc -O1 -g -fsanitize-coverage=trace-pc $S/cov_prog.c $STATIC -o "$C/gcc-pc-static"
+}
+if cov_variants; then
+    for v in clang-guard-static clang-guard-shared clang-pc gcc-pc gcc-pc-static; do
+        bin=$C/$v
+        cov_run "$v" "$bin" "$C" run
+        expect_file "cov-$v-exit" "main marker_a "
+        case $file in
+            "$C/$v".[0-9]*.sancov) ok "cov-$v-file-name" ;;
+            *) bad "cov-$v-file-name" "$file" ;;
+        esac
+        if sancov_well_formed "$file"; then ok "cov-$v-magic-sorted-unique"; else bad "cov-$v-magic-sorted-unique" "$(od -An -tx8 "$file" | head -3)"; fi
+        grep -qx done "$C/out" && ok "cov-$v-output-untouched" || bad "cov-$v-output-untouched" "$(cat "$C/out")"
+        # After the reset: marker_b, not marker_a (gcc instruments every
+        # block, so main's blocks after the reset are there too).
+        cov_run "$v" "$bin" "$C" reset
+        case " $(covered "$bin" "$file")" in
+            *" marker_a "*) bad "cov-$v-reset" "marker_a still covered" ;;
+            *" marker_b "*) ok "cov-$v-reset" ;;
+            *) bad "cov-$v-reset" "marker_b not covered: $(cat "$C/out")" ;;
+        esac
+        # fork: each process writes its own file.
+        rm -f "$C"/*.sancov
+        UKCOV_OPTIONS="coverage=1 coverage_dir=$C" "$bin" fork >"$C/out" 2>&1
+        n=0 fa="" fb=""
+        for f in "$C"/*.sancov; do
+            n=$((n + 1))
+            fa="$fa$(covered "$bin" "$f")|"
+        done
+        case $fa in
+            "main marker_a |child_only main |"|"child_only main |main marker_a |") ok "cov-$v-fork-child-own-file" ;;
+            *) bad "cov-$v-fork-child-own-file" "$n files: $fa" ;;
+        esac
+        # Fatal signals: the file is written and the process dies of
+        # the same signal (exit status 128 + signal).
+        for sg in segv:139 bus:135 abort:134 fpe:136 ill:132; do
+            cov_run "$v" "$bin" "$C" "${sg%:*}"
+            expect_file "cov-$v-dies-of-${sg%:*}" "crash main marker_a " "${sg#*:}"
+        done
+        cov_run "$v" "$bin" "$C" handler
+        expect_file "cov-$v-chains-program-handler" "crash main marker_a on_segv " 139
+        grep -qx handler "$C/out" && ok "cov-$v-program-handler-ran" || bad "cov-$v-program-handler-ran" "$(cat "$C/out")"
+    done
+
+    # sancov-14 reads the file of a static trace-pc-guard program and
+    # finds the same functions as in compiler-rt's file of the same run.
+    bin=$C/clang-guard-static
+    cov_run sancov "$bin" "$C" run
+    build cov-build-crt clang -fsanitize-coverage=trace-pc-guard "$C/g.o" -o "$C/crt"
+    mkdir -p "$C/crt.d"
+    rm -f "$C/crt.d"/*
+    (cd "$C/crt.d" && UBSAN_OPTIONS=coverage=1 ../crt run >/dev/null 2>&1)
+    crtfile=$(ls "$C/crt.d"/crt.*.sancov 2>/dev/null | head -1)
+    if [ -n "$SANCOV" ] && "$SANCOV" -symbolize "$bin" "$file" >"$C/ours.symcov" 2>"$C/err" &&
+       [ -n "$crtfile" ] && "$SANCOV" -symbolize "$C/crt" "$crtfile" >"$C/crt.symcov" 2>>"$C/err"; then
+        python3 -c 'import json,sys
+def funcs(p):
+    d = json.load(open(p)); cov = set(d["covered-points"]); out = set()
+    for f, fns in d["point-symbol-info"].items():
+        for fn, pts in fns.items():
+            if cov & set(pts): out.add(fn)
+    return sorted(out)
+a, b = funcs(sys.argv[1]), funcs(sys.argv[2])
+sys.exit(0 if a == b and a else 1)' "$C/ours.symcov" "$C/crt.symcov" &&
+            ok "sancov14-symbolize-same-functions-as-compiler-rt" ||
+            bad "sancov14-symbolize-same-functions-as-compiler-rt" "$(head -c 300 "$C/ours.symcov")"
+    else
+        bad "sancov14-symbolize-same-functions-as-compiler-rt" "$(head -c 300 "$C/err")"
+    fi
+
+    # Byte for byte: one binary, each runtime preloaded in turn.
+    CRT_SO=$(clang -print-file-name=libclang_rt.ubsan_standalone-x86_64.so)
+    if build cov-build-bytes clang "$C/g.o" -L"$L" -Wl,-rpath,"$L" -l:libukcov.so.0 -o "$C/both" &&
+       [ -f "$CRT_SO" ]; then
+        mkdir -p "$C/b1" "$C/b2"
+        (cd "$C/b1" && UKCOV_OPTIONS=coverage=1 ../both run >/dev/null 2>&1)
+        (cd "$C/b2" && UBSAN_OPTIONS=coverage=1 LD_PRELOAD=$CRT_SO ../both run >/dev/null 2>&1)
+        f1=$(ls "$C/b1"/both.*.sancov 2>/dev/null) f2=$(ls "$C/b2"/both.*.sancov 2>/dev/null)
+        if [ -n "$f1" ] && [ -n "$f2" ] && cmp -s "$f1" "$f2"; then
+            ok "sancov-file-byte-identical-to-compiler-rt"
+        else
+            bad "sancov-file-byte-identical-to-compiler-rt" "'$f1' '$f2'"
+        fi
+    fi
+
+    # Hostile coverage_dir.  A symlink planted at the file's name (the
+    # pid is known: exec keeps it) is neither followed nor replaced.
+    H=$C/hostile
+    mkdir -p "$H"
+    chmod 755 "$H"
+    echo precious >"$H/target"
+    for kind in symlink dangling regular; do
+        rm -f "$H"/*.sancov*
+        UKCOV_OPTIONS="coverage=1 coverage_dir=$H" KIND=$kind H=$H sh -c '
+            case $KIND in
+                symlink) ln -s "$H/target" "$H/clang-guard-static.$$.sancov" ;;
+                dangling) ln -s "$H/nothing" "$H/clang-guard-static.$$.sancov" ;;
+                regular) echo other >"$H/clang-guard-static.$$.sancov" ;;
+            esac
+            exec "$0" run' "$C/clang-guard-static" >"$C/out" 2>&1
+        rc=$?
+        if [ $rc -eq 0 ] && grep -qx done "$C/out" &&
+           grep -q "exists and is not this process's file; not overwritten" "$C/out" &&
+           [ "$(cat "$H/target")" = precious ] && [ ! -e "$H/nothing" ] &&
+           ! ls "$H" | grep -q tmp; then
+            ok "hostile-dir-$kind-untouched"
+        else
+            bad "hostile-dir-$kind-untouched" "rc $rc: $(cat "$C/out") $(ls "$H")"
+        fi
+    done
+    UKCOV_OPTIONS="coverage=1 coverage_dir=$C/missing" "$C/clang-guard-static" run >"$C/out" 2>&1
+    rc=$?
+    if [ $rc -eq 0 ] && grep -qx done "$C/out" &&
+       grep -q "coverage_dir '$C/missing': No such file or directory; clang-guard-static.[0-9]*.sancov not written" "$C/out"; then
+        ok "missing-dir-named"
+    else
+        bad "missing-dir-named" "rc $rc: $(cat "$C/out")"
+    fi
+    # A read-only directory, as a user who cannot write it (we run as
+    # root, who can).
+    mkdir -p "$C/ro"
+    chmod 555 "$C/ro"
+    if setpriv --reuid=65534 --regid=65534 --clear-groups             env UKCOV_OPTIONS="coverage=1 coverage_dir=$C/ro" "$C/clang-guard-static" run >"$C/out" 2>&1 &&
+       grep -qx done "$C/out" &&
+       grep -q "coverage_dir '$C/ro': Permission denied; clang-guard-static.[0-9]*.sancov not written" "$C/out" &&
+       [ -z "$(ls "$C/ro")" ]; then
+        ok "read-only-dir-named-non-root"
+    else
+        bad "read-only-dir-named-non-root" "$(cat "$C/out")"
+    fi
+    # A full disk: the file written earlier by __sanitizer_cov_dump()
+    # stays whole, the failure is reported, the program's output and
+    # status are untouched.
+    F=$C/full
+    mkdir -p "$F"
+    if unshare -m sh -c 'mount -t tmpfs -o size=64k tmpfs "$1" && shift &&
+            UKCOV_OPTIONS="coverage=1 coverage_dir=$0" "$@" >"$0/../full.out" 2>&1; echo $? >"$0/../full.rc";
+            mkdir -p "$0/../kept" && cp "$0"/*.sancov "$0/../kept/"; ls "$0" >"$0/../full.ls"' \
+            "$F" "$F" "$C/clang-guard-static" fill "$F"; then
+        if [ "$(cat "$C/full.rc")" = 0 ] && grep -qx done "$C/full.out" &&
+           grep -q "No space left on device (an earlier file is kept)" "$C/full.out" &&
+           [ "$(covered "$C/clang-guard-static" "$C"/kept/*.sancov)" = "main marker_a " ] &&
+           ! grep -q tmp "$C/full.ls"; then
+            ok "full-disk-reported-earlier-file-kept"
+        else
+            bad "full-disk-reported-earlier-file-kept" "rc $(cat "$C/full.rc"): $(cat "$C/full.out") [$(cat "$C/full.ls")]"
+        fi
+    else
+        bad "full-disk-reported-earlier-file-kept" "cannot mount a small tmpfs"
+    fi
+    # Malformed options: one warning, the defaults (no file), the
+    # program untouched.
+    rm -f "$C"/*.sancov
+    (cd "$C" && UKCOV_OPTIONS="coverage=1:covrage_dir=/x" ./clang-guard-static run >"$C/out" 2>&1)
+    if [ $? -eq 0 ] && grep -qx done "$C/out" &&
+       [ "$(grep -c "ukcov: UKCOV_OPTIONS: cannot use 'covrage_dir=/x'; using the defaults" "$C/out")" = 1 ] &&
+       ! ls "$C" | grep -q '\.sancov$'; then
+        ok "malformed-options-one-warning-defaults"
+    else
+        bad "malformed-options-one-warning-defaults" "$(cat "$C/out")"
+    fi
+    # Positive control of the above: well-formed options, quoted dir.
+    rm -f "$C"/*.sancov
+    UKCOV_OPTIONS="coverage=1,coverage_dir='$C'" "$C/clang-guard-static" run >"$C/out" 2>&1
+    if ls "$C" | grep -q '^clang-guard-static\.[0-9]*\.sancov$' && [ "$(cat "$C/out")" = done ]; then
+        ok "options-quoted-dir-comma"
+    else
+        bad "options-quoted-dir-comma" "$(cat "$C/out")"
+    fi
+fi
+
 summary

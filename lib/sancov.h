@@ -1,0 +1,63 @@
+/*
+ * lib/sancov.h -- internal interfaces of the SanitizerCoverage runtime
+ * (lib/sancov*.c).  Nothing here is API.
+ */
+#ifndef UKCOV_LIB_SANCOV_H
+#define UKCOV_LIB_SANCOV_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* UKCOV_OPTIONS (sancov_opts.c). */
+struct ukcov_sancov_opts {
+	int coverage;		/* coverage=1: <module>.<pid>.sancov */
+	int bitset;		/* coverage_bitset=1 */
+	int counters;		/* coverage_counters=1 */
+	int direct;		/* coverage_direct=1 */
+	int verbosity;		/* 1: one line per file written */
+	char dir[PATH_MAX];	/* coverage_dir=, default "." */
+};
+
+void ukcov__sancov_opts_default(struct ukcov_sancov_opts *o);
+void ukcov__sancov_opts_parse(struct ukcov_sancov_opts *o, const char *s);
+
+/* Three pieces written to stderr with one write(2); async-signal-safe. */
+void ukcov__sancov_msg(const char *a, const char *b, size_t bn,
+		       const char *c);
+
+/* One instrumented section of one module instance (sancov.c). */
+struct ukcov_region {
+	int kind;			/* 0 guards, else UKCOV_REGION_* */
+	const void *start, *stop;
+	uint32_t first;			/* guards: number of the first one */
+	uint32_t count;			/* elements */
+	uint64_t bias;			/* module load bias at init */
+	char path[PATH_MAX];		/* module path ("" if unknown) */
+};
+
+uint32_t ukcov__sancov_nregions(void);	/* acquire: whole entries */
+const struct ukcov_region *ukcov__sancov_region(uint32_t i);
+extern struct ukcov_sancov_opts ukcov__sancov_opts;
+
+/* The loaded modules, snapshot (sancov_dump.c). */
+struct ukcov_modsnap {
+	uint64_t lo, hi;		/* hull of the executable segments */
+	uint64_t bias;
+	char path[PATH_MAX];
+};
+void ukcov__sancov_modules_refresh(void);
+
+/* The dumps (sancov_dump.c).  in_signal: use only what the last
+ * snapshot knows, take no lock that a crashed thread may hold. */
+void ukcov__sancov_dump(int in_signal);
+void ukcov__sancov_dump_pcs(const uintptr_t *pcs, uintptr_t len);
+void ukcov__sancov_dump_after_fork_child(void);
+
+uint32_t ukcov__sancov_nguards(void);
+
+/* The trace-pc PC set (sancov.c). */
+uint64_t ukcov__sancov_pcset_slots(void);
+uint64_t ukcov__sancov_pcset_lost(void);
+
+#endif
