@@ -1,9 +1,9 @@
 /*
  * tools/wrapper.c -- ukcov-cc and ukcov-c++, compiler wrappers in the
  * manner of afl-cc: run the real compiler ($UKCOV_CC / $UKCOV_CXX,
- * default cc / c++) with -fsanitize-coverage=trace-pc (plus trace-cmp
- * when $UKCOV_CMP=1), -fno-optimize-sibling-calls and -g, and when
- * linking add libukcov:
+ * default cc / c++) with -fsanitize-coverage=trace-pc (trace-pc-guard
+ * when $UKCOV_GUARD=1, for clang; plus trace-cmp when $UKCOV_CMP=1),
+ * -fno-optimize-sibling-calls and -g, and when linking add libukcov:
  * -L<libdir> -Wl,-rpath,<libdir> -lukcov -lpthread.
  *
  * libdir and includedir are found from the wrapper's own location: in
@@ -67,11 +67,23 @@ static int is_cxx(const char *argv0)
 								"cxx"));
 }
 
+/* clang's trace-pc-guard numbers the edges and prunes like trace-pc;
+ * gcc has only trace-pc (and rejects the guard flag itself). */
+static char *coverage_flag(int cmp, int guard)
+{
+	if (guard)
+		return cmp ? "-fsanitize-coverage=trace-pc-guard,trace-cmp"
+			   : "-fsanitize-coverage=trace-pc-guard";
+	return cmp ? "-fsanitize-coverage=trace-pc,trace-cmp"
+		   : "-fsanitize-coverage=trace-pc";
+}
+
 int main(int argc, char **argv)
 {
 	const char *cc = is_cxx(argv[0]) ? getenv("UKCOV_CXX")
 					 : getenv("UKCOV_CC");
 	const char *cmp = getenv("UKCOV_CMP");
+	const char *guard = getenv("UKCOV_GUARD");
 	char *dir = self_dir(), *libdir, *incdir, *probe;
 	char **args = calloc((size_t)argc + 11, sizeof(*args));
 	int n = 0;
@@ -86,9 +98,8 @@ int main(int argc, char **argv)
 		libdir = join(dir, "/../lib");
 	free(probe);
 	args[n++] = (char *)cc;
-	args[n++] = cmp && !strcmp(cmp, "1")
-			    ? "-fsanitize-coverage=trace-pc,trace-cmp"
-			    : "-fsanitize-coverage=trace-pc";
+	args[n++] = coverage_flag(cmp && !strcmp(cmp, "1"),
+				  guard && !strcmp(guard, "1"));
 	/* gcc before 14 turns a coverage call that ends a function into a
 	 * tail call (GCC PR 90746; syzkaller issue 4447), and the callback
 	 * then records the caller's return address, which is no coverage

@@ -316,6 +316,30 @@ sys.exit(0 if a == b and a else 1)' "$C/ours.symcov" "$C/crt.symcov" &&
         fi
     fi
 
+    # ukcov run traces a guard build through a kcov descriptor: the
+    # same points as the process-wide file of the same run.
+    bin=$C/clang-guard-shared
+    cov_run ukcov-run "$bin" "$C" run
+    if "$L/ukcov" run --mode pc -o "$C/run.dump" -- "$bin" run >/dev/null 2>&1 &&
+       "$L/ukcov" print "$C/run.dump" | sort >"$C/run.pcs" &&
+       "$L/ukcov" print "$file" | sort >"$C/file.pcs" && [ -s "$C/run.pcs" ] &&
+       cmp -s "$C/run.pcs" "$C/file.pcs"; then
+        ok "ukcov-run-guard-build-same-points-as-coverage-file"
+    else
+        bad "ukcov-run-guard-build-same-points-as-coverage-file" "$(tr '\n' ' ' <"$C/run.pcs") vs $(tr '\n' ' ' <"$C/file.pcs")"
+    fi
+    # ukcov-cc with UKCOV_GUARD=1 builds with guards; the workflow of
+    # ukcov(1) with libukcov alone.
+    if UKCOV_CC=clang UKCOV_GUARD=1 "$L/ukcov-cc" -O1 $S/cov_prog.c -o "$C/wrapped" >"$C/out" 2>&1 &&
+       objdump -d "$C/wrapped" | grep -q 'call.*<__sanitizer_cov_trace_pc_guard>' &&
+       ! objdump -d "$C/wrapped" | grep -q 'call.*<__sanitizer_cov_trace_pc>'; then
+        bin=$C/wrapped
+        cov_run wrapped "$bin" "$C" run
+        expect_file "ukcov-cc-guard-coverage-file" "main marker_a "
+    else
+        bad "ukcov-cc-guard-coverage-file" "$(head -c 300 "$C/out")"
+    fi
+
     # Hostile coverage_dir.  A symlink planted at the file's name (the
     # pid is known: exec keeps it) is neither followed nor replaced.
     H=$C/hostile
