@@ -184,6 +184,12 @@ guard_hit(const uint32_t *guard, uint32_t on, uint64_t pc)
 		if (__atomic_load_n(slot, __ATOMIC_RELAXED) == 0)
 			__atomic_store_n(slot, pc - 1, __ATOMIC_RELAXED);
 	}
+	if (unlikely(on & UKCOV_SANCOV_CNT)) {
+		uint8_t *c = &__ukcov_sancov.counters[g];
+
+		if (*c != 255)
+			*c = (uint8_t)(*c + 1);
+	}
 	if (on & UKCOV_SANCOV_KCOV) {
 		struct ukcov_thread *t = &__ukcov_thread;
 		uint64_t *area = __atomic_load_n(&t->pc_area, __ATOMIC_RELAXED);

@@ -202,6 +202,7 @@ extern __thread struct ukcov_thread __ukcov_thread
 #define UKCOV_SANCOV_KCOV 2u	/* a thread of this process has traced PCs
 				 * (sticky): look at the TLS area */
 #define UKCOV_SANCOV_PCSET 4u	/* coverage=1: keep trace_pc's PCs in a set */
+#define UKCOV_SANCOV_CNT  8u	/* coverage_counters=1: count guard hits */
 struct ukcov_sancov_hot {
 	uint32_t on;			/* [A] UKCOV_SANCOV_* bits */
 	uint32_t pcset_shift;		/* [S] 64 - log2(pcset slots) */
@@ -209,6 +210,9 @@ struct ukcov_sancov_hot {
 					 * hit, 0 if none; slot 0 unused */
 	uint64_t *pcset;		/* [S] distinct trace_pc PCs - 1, open
 					 * addressing, 0 = free */
+	uint8_t *counters;		/* [S] hits of guard g, saturating at
+					 * 255 (not atomic, as in compiler-rt's
+					 * old 8-bit counters) */
 } __attribute__((aligned(64)));
 #define UKCOV_PCSET_HASH 0x9E3779B97F4A7C15ULL	/* Fibonacci hashing */
 

@@ -90,6 +90,23 @@ struct find_module {
 	int found;
 };
 
+static void module_exec_hull(const struct dl_phdr_info *info, uint64_t *lo,
+			     uint64_t *hi)
+{
+	*lo = UINT64_MAX;
+	*hi = 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		uint64_t s, e;
+
+		if (exec_segment(info, i, &s, &e)) {
+			*lo = s < *lo ? s : *lo;
+			*hi = e > *hi ? e : *hi;
+		}
+	}
+	if (*lo > *hi)
+		*lo = *hi = 0;
+}
+
 /* The loaded object one of whose PT_LOAD segments holds addr. */
 static int module_of_addr(struct dl_phdr_info *info, size_t size, void *arg)
 {
@@ -105,6 +122,7 @@ static int module_of_addr(struct dl_phdr_info *info, size_t size, void *arg)
 		    f->addr - lo >= ph->p_memsz)
 			continue;
 		f->r->bias = info->dlpi_addr;
+		module_exec_hull(info, &f->r->lo, &f->r->hi);
 		strncpy(f->r->path, object_path(info, exe, sizeof(exe)),
 			sizeof(f->r->path) - 1);
 		f->found = 1;
@@ -141,47 +159,96 @@ uint32_t ukcov__sancov_nguards(void)
 }
 
 /*
- * Guard slots: one uint64_t per guard number, indexed by the number
- * itself, so that the callback needs no bounds check.  The whole 32-bit
- * range is reserved as PROT_NONE (which no overcommit policy charges)
- * and made writable as numbers are given out, before any guard holds
- * them.  The table never moves: callbacks in other threads keep using
- * it while a dlopen adds guards.
+ * Tables indexed by guard number, so that the callback needs no bounds
+ * check: the PC of each guard's first hit (8 bytes) and, with
+ * coverage_counters=1, its hit count (1 byte).  The whole 32-bit range
+ * is reserved as PROT_NONE (which no overcommit policy charges) and
+ * made usable as numbers are given out, before any guard holds them.
+ * A table never moves: callbacks in other threads keep using it while
+ * a dlopen adds guards.  With coverage_direct=1 the PC table is the
+ * file <pid>.sancov.raw itself, mapped MAP_SHARED: what the callbacks
+ * store is in the page cache at once, and survives SIGKILL.
  */
-#define GUARD_SLOTS_BYTES ((uint64_t)UINT32_MAX * 8 + 8)
-static uint64_t guard_slots_rw;			/* [L] writable bytes */
+struct growtab {
+	void *base;
+	uint64_t usable;		/* [L] bytes mapped read-write */
+	size_t elem;
+	int fd;				/* -1: anonymous */
+};
+static struct growtab pc_tab = { .fd = -1 }, cnt_tab = { .fd = -1 };
 
-static void guard_slots_reserve(void)
+static int growtab_reserve(struct growtab *t, size_t elem, int fd)
 {
-	void *p = mmap(NULL, GUARD_SLOTS_BYTES, PROT_NONE,
+	uint64_t bytes = ((uint64_t)UINT32_MAX + 1) * elem;
+	void *p = mmap(NULL, bytes, PROT_NONE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 
-	if (p == MAP_FAILED) {
-		ukcov__sancov_msg("ukcov: coverage: cannot reserve the guard "
-				  "table", "", 0, "; guard coverage off\n");
-		return;
-	}
-	__ukcov_sancov.guard_pcs = p;
+	if (p == MAP_FAILED)
+		return -1;
+	t->base = p;
+	t->elem = elem;
+	t->fd = fd;
+	t->usable = 0;
+	return 0;
 }
 
-/* Make slots 0..last writable.  On failure guard coverage stops (the
- * numbers are still given out, for kcov tracing). */
-static void guard_slots_locked(uint64_t last)
+/* Make entries 0..last usable; -1 on failure. */
+static int growtab_grow(struct growtab *t, uint64_t last)
 {
-	uint64_t need = (last + 1) * sizeof(uint64_t);
-	long page = sysconf(_SC_PAGESIZE);
+	uint64_t need = (last + 1) * t->elem;
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
 
-	if (!__ukcov_sancov.guard_pcs || need <= guard_slots_rw)
-		return;
-	need = (need + (uint64_t)page - 1) & ~((uint64_t)page - 1);
-	if (mprotect(__ukcov_sancov.guard_pcs, need, PROT_READ | PROT_WRITE) != 0) {
+	if (!t->base || need <= t->usable)
+		return t->base ? 0 : -1;
+	need = (need + page - 1) & ~(page - 1);
+	if (t->fd < 0)
+		return mprotect(t->base, need, PROT_READ | PROT_WRITE) ? -1 :
+		       (t->usable = need, 0);
+	/* The file grows first; the new mapping of it covers the old one
+	 * at the same address (the same pages of the same file). */
+	if (ftruncate(t->fd, (off_t)need) != 0 ||
+	    mmap(t->base, need, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+		 t->fd, 0) == MAP_FAILED)
+		return -1;
+	t->usable = need;
+	return 0;
+}
+
+/* On failure the mode stops (the numbers are still given out, for kcov
+ * tracing). */
+static void guard_tables_locked(uint64_t last)
+{
+	if (__ukcov_sancov.guard_pcs && growtab_grow(&pc_tab, last) != 0) {
 		__atomic_fetch_and(&__ukcov_sancov.on, ~UKCOV_SANCOV_PCS,
 				   __ATOMIC_RELEASE);
-		ukcov__sancov_msg("ukcov: coverage: guard table full", "", 0,
-				  "; guard coverage off\n");
-		return;
+		ukcov__sancov_msg("ukcov: coverage: cannot grow the guard table",
+				  "", 0, "; guard coverage off\n");
 	}
-	guard_slots_rw = need;
+	if (__ukcov_sancov.counters && growtab_grow(&cnt_tab, last) != 0) {
+		__atomic_fetch_and(&__ukcov_sancov.on, ~UKCOV_SANCOV_CNT,
+				   __ATOMIC_RELEASE);
+		ukcov__sancov_msg("ukcov: coverage: cannot grow the counters",
+				  "", 0, "; counters off\n");
+	}
+}
+
+static void guard_tables_reserve(void)
+{
+	int fd = -1;
+
+	if (ukcov__sancov_opts.direct) {
+		fd = ukcov__sancov_create_direct("sancov.raw");
+		if (fd < 0)
+			return;		/* reported */
+	}
+	if (growtab_reserve(&pc_tab, sizeof(uint64_t), fd) == 0)
+		__ukcov_sancov.guard_pcs = pc_tab.base;
+	else
+		ukcov__sancov_msg("ukcov: coverage: cannot reserve the guard "
+				  "table", "", 0, "; guard coverage off\n");
+	if (ukcov__sancov_opts.counters &&
+	    growtab_reserve(&cnt_tab, 1, -1) == 0)
+		__ukcov_sancov.counters = cnt_tab.base;
 }
 
 /*
@@ -263,22 +330,27 @@ static void sancov_setup(void)
 		return;
 	}
 	ukcov__sancov_opts_parse(&ukcov__sancov_opts, getenv("UKCOV_OPTIONS"));
-	if (ukcov__sancov_opts.coverage) {
-		guard_slots_reserve();
-		guard_slots_locked(nguards);
-		pcset_reserve();
+	if (ukcov__sancov_opts.coverage || ukcov__sancov_opts.direct) {
+		guard_tables_reserve();
+		guard_tables_locked(nguards);
 		if (__ukcov_sancov.guard_pcs)
 			bits |= UKCOV_SANCOV_PCS;
+		if (__ukcov_sancov.counters)
+			bits |= UKCOV_SANCOV_CNT;
+	}
+	if (ukcov__sancov_opts.coverage) {
+		pcset_reserve();
 		if (__ukcov_sancov.pcset)
 			bits |= UKCOV_SANCOV_PCSET;
 	}
 	__atomic_store_n(&setup_done, 1, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&init_lock);
-	if (bits) {
+	if (ukcov__sancov_opts.coverage && bits) {
 		atexit(dump_at_exit);
 		ukcov__signals_hook_fatal();
-		__atomic_fetch_or(&__ukcov_sancov.on, bits, __ATOMIC_RELEASE);
 	}
+	if (bits)
+		__atomic_fetch_or(&__ukcov_sancov.on, bits, __ATOMIC_RELEASE);
 }
 
 UKCOV_SANCOV_API void __ukcov_sancov_guard_init(uint32_t *start,
@@ -298,7 +370,7 @@ UKCOV_SANCOV_API void __ukcov_sancov_guard_init(uint32_t *start,
 		pthread_mutex_unlock(&init_lock);
 		return;
 	}
-	guard_slots_locked(nguards + n);
+	guard_tables_locked(nguards + n);
 	for (uint64_t i = 0; i < n; i++)
 		start[i] = nguards + 1 + (uint32_t)i;
 	r = region_new_locked();
@@ -311,9 +383,11 @@ UKCOV_SANCOV_API void __ukcov_sancov_guard_init(uint32_t *start,
 		region_locate(r);
 		region_publish_locked();
 	}
-	nguards += (uint32_t)n;
+	__atomic_store_n(&nguards, nguards + (uint32_t)n, __ATOMIC_RELEASE);
 	if (__ukcov_sancov.pcset)
 		ukcov__sancov_modules_refresh();	/* a dlopen */
+	if (pc_tab.fd >= 0)
+		ukcov__sancov_write_direct_map();	/* the raw file's map */
 	pthread_mutex_unlock(&init_lock);
 }
 
@@ -385,9 +459,41 @@ void ukcov__sancov_fatal_dump(int sig)
 	ukcov__sancov_dump(1);
 }
 
+/* coverage_direct=1: the child gets its own <pid>.sancov.raw, starting
+ * with what the parent had covered, mapped where the parent's was (its
+ * MAP_SHARED mapping would write into the parent's file). */
+static void direct_after_fork_child(void)
+{
+	int fd;
+
+	if (pc_tab.fd < 0)
+		return;
+	close(pc_tab.fd);
+	pc_tab.fd = -1;
+	fd = ukcov__sancov_create_direct("sancov.raw");
+	if (fd >= 0 && write(fd, pc_tab.base, pc_tab.usable) ==
+			       (ssize_t)pc_tab.usable &&
+	    mmap(pc_tab.base, pc_tab.usable, PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_FIXED, fd, 0) != MAP_FAILED) {
+		pc_tab.fd = fd;
+		ukcov__sancov_write_direct_map();
+		return;
+	}
+	/* Keep recording, privately: nothing of the child's is written. */
+	if (fd >= 0)
+		close(fd);
+	if (mmap(pc_tab.base, pc_tab.usable, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
+		ukcov__sancov_msg("ukcov: coverage_direct: cannot remap", "",
+				  0, " in the child\n");
+	__atomic_fetch_and(&__ukcov_sancov.on, ~UKCOV_SANCOV_PCS,
+			   __ATOMIC_RELEASE);
+}
+
 void ukcov__sancov_after_fork_child(void)
 {
 	ukcov__sancov_dump_after_fork_child();
+	direct_after_fork_child();
 }
 
 /* ---- compiler-rt's coverage API (sanitizer/coverage_interface.h).
@@ -408,6 +514,49 @@ SANCOV_API void __sanitizer_dump_trace_pc_guard_coverage(void)
 SANCOV_API void __sanitizer_dump_coverage(const uintptr_t *pcs, uintptr_t len)
 {
 	ukcov__sancov_dump_pcs(pcs, len);
+}
+
+/* The number of points covered: guards hit, distinct trace-pc PCs
+ * (compiler-rt's old API, removed in 2017). */
+SANCOV_API uintptr_t __sanitizer_get_total_unique_coverage(void)
+{
+	const uint64_t *g = __ukcov_sancov.guard_pcs, *set = __ukcov_sancov.pcset;
+	uint64_t n = ukcov__sancov_nguards(), m = ukcov__sancov_pcset_slots();
+	uintptr_t total = 0;
+
+	for (uint64_t i = 1; g && i <= n; i++)
+		total += __atomic_load_n(&g[i], __ATOMIC_RELAXED) != 0;
+	for (uint64_t i = 0; set && i < m; i++)
+		total += __atomic_load_n(&set[i], __ATOMIC_RELAXED) != 0;
+	return total;
+}
+
+/* coverage_counters=1: one counter per guard, counter i for guard i+1. */
+SANCOV_API uintptr_t __sanitizer_get_number_of_counters(void)
+{
+	return __ukcov_sancov.counters ? ukcov__sancov_nguards() : 0;
+}
+
+/* Or each counter's bucket bit into bitset[i] (one byte per counter;
+ * NULL: only clear), clear the counters, return how many bits were new
+ * (compiler-rt's old UpdateCounterBitsetAndClearCounters). */
+SANCOV_API uintptr_t
+__sanitizer_update_counter_bitset_and_clear_counters(uint8_t *bitset)
+{
+	uint8_t *c = __ukcov_sancov.counters;
+	uint64_t n = ukcov__sancov_nguards();
+	uintptr_t fresh = 0;
+
+	for (uint64_t i = 0; c && i < n; i++) {
+		uint8_t b = ukcov__counter_bucket(c[i + 1]);
+
+		if (bitset) {
+			fresh += (uintptr_t)__builtin_popcount(b & ~bitset[i]);
+			bitset[i] |= b;
+		}
+		c[i + 1] = 0;
+	}
+	return fresh;
 }
 
 /* Forget what was covered so far (compiler-rt zeroes its PC vector);

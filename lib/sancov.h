@@ -33,6 +33,7 @@ struct ukcov_region {
 	uint32_t first;			/* guards: number of the first one */
 	uint32_t count;			/* elements */
 	uint64_t bias;			/* module load bias at init */
+	uint64_t lo, hi;		/* its executable segments' hull */
 	char path[PATH_MAX];		/* module path ("" if unknown) */
 };
 
@@ -54,10 +55,32 @@ void ukcov__sancov_dump(int in_signal);
 void ukcov__sancov_dump_pcs(const uintptr_t *pcs, uintptr_t len);
 void ukcov__sancov_dump_after_fork_child(void);
 
+/* coverage_direct=1 (sancov_dump.c): create <dir>/<pid>.<suffix>
+ * (exclusively, never through a symlink; reported on failure), and
+ * (re)write <pid>.sancov.map for the guard regions known now. */
+int ukcov__sancov_create_direct(const char *suffix);
+void ukcov__sancov_write_direct_map(void);
+
 uint32_t ukcov__sancov_nguards(void);
 
 /* The trace-pc PC set (sancov.c). */
 uint64_t ukcov__sancov_pcset_slots(void);
 uint64_t ukcov__sancov_pcset_lost(void);
+
+/* coverage_counters: a hit count as one bit per range 1, 2, 3, 4-7,
+ * 8-15, 16-31, 32-127, 128+ (compiler-rt's old coverage_counters, the
+ * AFL buckets); 0 for none. */
+static inline uint8_t ukcov__counter_bucket(uint8_t c)
+{
+	if (c <= 3)
+		return c == 3 ? 4 : c;
+	if (c < 8)
+		return 8;
+	if (c < 16)
+		return 16;
+	if (c < 32)
+		return 32;
+	return c < 128 ? 64 : 128;
+}
 
 #endif

@@ -538,13 +538,74 @@ static void report_lost(void)
 			  strlen(l.buf), " distinct PCs were not kept\n");
 }
 
+/* coverage_bitset / coverage_counters: one byte per guard of a module,
+ * in guard order; a module reloaded after dlclose has its instances one
+ * after the other. */
+enum per_guard { BITSET, COUNTERS };
+
+static uint8_t guard_byte(enum per_guard what, uint32_t g)
+{
+	if (what == BITSET)
+		return __atomic_load_n(&__ukcov_sancov.guard_pcs[g],
+				       __ATOMIC_RELAXED) ? '1' : '0';
+	return ukcov__counter_bucket(__ukcov_sancov.counters[g]);
+}
+
+static void write_per_guard(enum per_guard what, const char *ext)
+{
+	uint32_t n = ukcov__sancov_nregions();
+
+	for (uint32_t i = 0; i < n; i++) {
+		const struct ukcov_region *r = ukcov__sancov_region(i), *q;
+		struct line name = { .n = 0 };
+		size_t total = 0, k = 0, bytes;
+		uint8_t *buf;
+		uint32_t j;
+
+		if (r->kind != 0 || !r->path[0])
+			continue;
+		for (j = 0; j < i; j++) {	/* written with an earlier one */
+			q = ukcov__sancov_region(j);
+			if (q->kind == 0 && strcmp(q->path, r->path) == 0)
+				break;
+		}
+		if (j < i)
+			continue;
+		for (j = i; j < n; j++) {
+			q = ukcov__sancov_region(j);
+			if (q->kind == 0 && strcmp(q->path, r->path) == 0)
+				total += q->count;
+		}
+		bytes = total ? total : 1;
+		buf = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (buf == MAP_FAILED)
+			continue;
+		for (j = i; j < n; j++) {
+			q = ukcov__sancov_region(j);
+			if (q->kind != 0 || strcmp(q->path, r->path) != 0)
+				continue;
+			for (uint32_t g = 0; g < q->count; g++)
+				buf[k++] = guard_byte(what, q->first + g);
+		}
+		put(&name, base_name(r->path), strlen(base_name(r->path)));
+		put(&name, ".", 1);
+		put_dec(&name, (unsigned)getpid());
+		put(&name, ext, strlen(ext) + 1);
+		name.buf[sizeof(name.buf) - 1] = '\0';
+		(void)write_file(name.buf, "", 0, buf, total);
+		munmap(buf, bytes);
+	}
+}
+
 void ukcov__sancov_dump(int in_signal)
 {
 	struct dumpset d;
 	const struct modtab *t;
 	size_t cap;
 
-	if (!(__atomic_load_n(&__ukcov_sancov.on, __ATOMIC_RELAXED) &
+	if (!ukcov__sancov_opts.coverage ||
+	    !(__atomic_load_n(&__ukcov_sancov.on, __ATOMIC_RELAXED) &
 	      (UKCOV_SANCOV_PCS | UKCOV_SANCOV_PCSET)))
 		return;
 	if (__atomic_exchange_n(&dumping, 1, __ATOMIC_ACQUIRE))
@@ -560,6 +621,10 @@ void ukcov__sancov_dump(int in_signal)
 		munmap(d.ent, d.bytes);
 		report_lost();
 	}
+	if (ukcov__sancov_opts.bitset && __ukcov_sancov.guard_pcs)
+		write_per_guard(BITSET, ".bitset-sancov");
+	if (ukcov__sancov_opts.counters && __ukcov_sancov.counters)
+		write_per_guard(COUNTERS, ".counters-sancov");
 	__atomic_store_n(&dumping, 0, __ATOMIC_RELEASE);
 }
 
@@ -592,4 +657,77 @@ void ukcov__sancov_dump_after_fork_child(void)
 {
 	nown = 0;
 	__atomic_store_n(&dumping, 0, __ATOMIC_RELAXED);
+}
+
+/* ---- coverage_direct=1 ---- */
+
+int ukcov__sancov_create_direct(const char *suffix)
+{
+	const char *dir = ukcov__sancov_opts.dir;
+	struct line name = { .n = 0 }, path = { .n = 0 };
+	int fd;
+
+	put_dec(&name, (unsigned)getpid());
+	put(&name, ".", 1);
+	put(&name, suffix, strlen(suffix));
+	name.buf[name.n] = '\0';
+	put(&path, dir, strlen(dir));
+	put(&path, "/", 1);
+	put(&path, name.buf, name.n);
+	if (path.n >= sizeof(path.buf) - 1) {
+		ukcov__sancov_msg("ukcov: coverage file name too long in ", dir,
+				  strlen(dir), "\n");
+		return -1;
+	}
+	path.buf[path.n] = '\0';
+	fd = open(path.buf, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		  0660);
+	if (fd < 0) {
+		if (errno == EEXIST)
+			report(path.buf, ": exists and is not this process's "
+					 "file; not overwritten\n");
+		else
+			report_open(dir, name.buf, path.buf, errno);
+	}
+	return fd;
+}
+
+/* "64", then "start end base path" (hex) per module instance that has
+ * guards, for "ukcov rawunpack" (sancov.py's .sancov.map). */
+void ukcov__sancov_write_direct_map(void)
+{
+	uint32_t n = ukcov__sancov_nregions();
+	size_t cap = (size_t)(n + 1) * (PATH_MAX + 64), len;
+	char *buf = mmap(NULL, cap, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct line name = { .n = 0 }, l;
+
+	if (buf == MAP_FAILED)
+		return;
+	buf[0] = '6';
+	buf[1] = '4';
+	buf[2] = '\n';
+	len = 3;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct ukcov_region *r = ukcov__sancov_region(i);
+
+		if (r->kind != 0 || !r->path[0] || r->lo >= r->hi)
+			continue;
+		l.n = 0;
+		put_hex(&l, r->lo);
+		put(&l, " ", 1);
+		put_hex(&l, r->hi);
+		put(&l, " ", 1);
+		put_hex(&l, r->bias);
+		put(&l, " ", 1);
+		put(&l, r->path, strlen(r->path));
+		put(&l, "\n", 1);
+		memcpy(buf + len, l.buf, l.n);
+		len += l.n;
+	}
+	put_dec(&name, (unsigned)getpid());
+	put(&name, ".sancov.map", 12);
+	name.buf[sizeof(name.buf) - 1] = '\0';
+	(void)write_file(name.buf, buf, len, "", 0);
+	munmap(buf, cap);
 }

@@ -69,6 +69,13 @@ UKCOV_API void __sanitizer_cov_dump(void);
 UKCOV_API void __sanitizer_dump_trace_pc_guard_coverage(void);
 UKCOV_API void __sanitizer_dump_coverage(const uintptr_t *pcs, uintptr_t len);
 UKCOV_API void __sanitizer_cov_reset(void);
+/* compiler-rt's API of 2016, removed in 2017: points covered so far;
+ * with coverage_counters=1, the number of counters (one per guard) and
+ * the update of a one-byte-per-counter bitset (ukcov_sancov(7)). */
+UKCOV_API uintptr_t __sanitizer_get_total_unique_coverage(void);
+UKCOV_API uintptr_t __sanitizer_get_number_of_counters(void);
+UKCOV_API uintptr_t
+__sanitizer_update_counter_bitset_and_clear_counters(uint8_t *bitset);
 
 #ifdef __cplusplus
 }

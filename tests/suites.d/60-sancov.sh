@@ -426,4 +426,54 @@ sys.exit(0 if a == b and a else 1)' "$C/ours.symcov" "$C/crt.symcov" &&
     fi
 fi
 
+# ---- 6. the seed's features: bitset, counters, direct, unique total --
+E=$T/feat
+mkdir -p "$E"
+chmod 755 "$E"
+if build feat-build clang -O1 -fsanitize-coverage=trace-pc-guard -c $S/feat_target.c -o "$E/t.o" &&
+   build feat-build gcc -O1 $INC -c $S/feat_main.c -o "$E/m.o" &&
+   build feat-build gcc "$E/m.o" "$E/t.o" $SHARED -o "$E/feat-shared" &&
+   build feat-build gcc "$E/m.o" "$E/t.o" $STATIC -o "$E/feat-static"; then
+    for v in shared static; do
+        bin=$E/feat-$v
+        rm -rf "$E/out.d" && mkdir "$E/out.d"
+        UKCOV_OPTIONS="coverage=1:coverage_counters=1:coverage_bitset=1:coverage_dir=$E/out.d" \
+            "$bin" api >"$E/out" 2>&1
+        # four guards, a b c d; counts 5, 40, 200, 0 -> buckets 4-7,
+        # 32-127, 128+; one more hit of a -> the bucket "1" is new.
+        printf '%s\n' "total 0" "total 3" "counters 4" "update 3: 08 40 80 00" \
+            "update 1: 09 40 80 00" "update 0: 09 40 80 00" >"$E/want"
+        if cmp -s "$E/want" "$E/out"; then ok "feat-$v-unique-total-counters-api"; else bad "feat-$v-unique-total-counters-api" "$(tr '\n' '|' <"$E/out")"; fi
+        set -- "$E/out.d"/feat-$v.*.bitset-sancov
+        [ -f "$1" ] && [ "$(cat "$1")" = 1110 ] && ok "feat-$v-bitset-file" || bad "feat-$v-bitset-file" "$(ls "$E/out.d")"
+        set -- "$E/out.d"/feat-$v.*.counters-sancov
+        [ -f "$1" ] && [ "$(od -An -tx1 "$1" | tr -d ' \n')" = 08408000 ] && ok "feat-$v-counters-file-buckets" ||
+            bad "feat-$v-counters-file-buckets" "$(od -An -tx1 "$1" 2>&1)"
+        # coverage_direct: SIGKILL loses nothing; rawunpack gives the
+        # .sancov (next to the binary, named by the pid).
+        rm -rf "$E/raw.d" "$E"/feat-$v.*.sancov && mkdir "$E/raw.d"
+        UKCOV_OPTIONS="coverage_direct=1:coverage_dir=$E/raw.d" "$bin" kill >/dev/null 2>&1
+        rc=$?
+        set -- "$E/raw.d"/*.sancov.raw
+        if [ $rc -eq 137 ] && [ -f "$1" ] && [ -f "${1%raw}map" ] &&
+           "$L/ukcov" rawunpack "$1" >/dev/null 2>&1 &&
+           [ "$(covered "$bin" "$E"/feat-$v.*.sancov)" = "feat_a feat_b " ]; then
+            ok "feat-$v-direct-survives-sigkill"
+        else
+            bad "feat-$v-direct-survives-sigkill" "rc $rc, $(ls "$E/raw.d" "$E")"
+        fi
+        # A forked child gets its own raw file, the parent's has none of
+        # the child's coverage.
+        rm -rf "$E/raw.d" "$E"/feat-$v.*.sancov && mkdir "$E/raw.d"
+        UKCOV_OPTIONS="coverage_direct=1:coverage_dir=$E/raw.d" "$bin" forkkill >"$E/out" 2>&1
+        for r in "$E/raw.d"/*.sancov.raw; do "$L/ukcov" rawunpack "$r" >/dev/null 2>&1; done
+        got=""
+        for f in "$E"/feat-$v.*.sancov; do got="$got$(covered "$bin" "$f")|"; done
+        case $got in
+            "feat_a |feat_c |"|"feat_c |feat_a |") ok "feat-$v-direct-fork-own-raw-file" ;;
+            *) bad "feat-$v-direct-fork-own-raw-file" "$got $(cat "$E/out")" ;;
+        esac
+    done
+fi
+
 summary
