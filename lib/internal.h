@@ -200,7 +200,9 @@ extern __thread struct ukcov_thread __ukcov_thread
  */
 #define UKCOV_SANCOV_PCS  1u	/* coverage=1: keep each guard's first PC */
 #define UKCOV_SANCOV_KCOV 2u	/* a thread of this process has traced PCs
-				 * (sticky): look at the TLS area */
+				 * (sticky): look at the TLS area.  Whatever
+				 * makes a pc_area non-NULL sets it first
+				 * (ukcov__thread_rearm_hot, _load_hot). */
 #define UKCOV_SANCOV_PCSET 4u	/* coverage=1: keep trace_pc's PCs in a set */
 #define UKCOV_SANCOV_CNT  8u	/* coverage_counters=1: count guard hits */
 struct ukcov_sancov_hot {

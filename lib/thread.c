@@ -88,6 +88,8 @@ void ukcov__thread_load_hot(struct ukcov_thread *t, const struct ukcov_hot *h)
 	t->uniq_keys = h->uniq_keys;
 	t->uniq_mask = h->uniq_mask;
 	t->uniq_shift = h->uniq_shift;
+	if (h->pc_area)
+		ukcov__sancov_note_tracer();	/* trace_pc, guards look */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	__atomic_store_n(&t->pc_area, h->pc_area, __ATOMIC_RELEASE);
 	__atomic_store_n(&t->cmp_area, h->cmp_area, __ATOMIC_RELEASE);
