@@ -5,6 +5,7 @@
 #   make bench BENCH_QUICK=1    quick run (3 rounds, smaller scales, ~2 min)
 #   make bench-build            fetch and build only
 #   make bench-ubench           the micro-benchmark only
+#   make bench-sancov           the SanitizerCoverage runtimes only (clang)
 #   make bench-report           reprint the last results
 #
 # Nothing here runs in "make test".
@@ -15,7 +16,7 @@ BENCH_ARGS  ?=
 BENCH_RUN   := python3 bench/run.py --cpu $(BENCH_CPU) $(if $(BENCH_QUICK),--quick) $(BENCH_ARGS)
 BENCH_MAKE  := $(MAKE) --no-print-directory -f bench/workloads.mk B=$(B) CACHE=$(BENCH_CACHE)
 
-.PHONY: bench bench-build bench-fetch bench-ubench bench-report
+.PHONY: bench bench-build bench-fetch bench-ubench bench-report bench-sancov
 
 bench-fetch:
 	bench/fetch.sh $(BENCH_CACHE)
@@ -29,6 +30,12 @@ bench: bench-build
 bench-ubench: lib
 	$(BENCH_MAKE) -j2 ubench tools
 	$(BENCH_RUN) --only ubench $(B)
+
+# The SanitizerCoverage runtimes only (clang): empty callbacks,
+# compiler-rt, libukcov off / coverage=1 / counters, inline-8bit-counters.
+bench-sancov: lib bench-fetch
+	$(BENCH_MAKE) -j2 sancov
+	$(BENCH_RUN) --only time --configs a,g0,crtg,crtg.cov,ukg.off,ukg.cov,ukg.cnt,i8 $(B)
 
 bench-report:
 	$(BENCH_RUN) --report $(B)

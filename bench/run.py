@@ -58,7 +58,17 @@ CONFIGS = [
     ("ukg.off", "ukg", [], "trace-pc-guard, ukcov static, off"),
     ("ukg.uniq", "ukg", ["-k", "ukcov", "-m", "unique", "-w", str(DROP_WORDS)],
      "trace-pc-guard, ukcov static, unique PC (bit g = guard g), 4 MiB"),
+    # the other SanitizerCoverage configurations (clang; environment in ENV)
+    ("crtg.cov", "crtg", [], "trace-pc-guard, compiler-rt, UBSAN_OPTIONS=coverage=1"),
+    ("ukg.cov", "ukg", [], "trace-pc-guard, ukcov static, UKCOV_OPTIONS=coverage=1"),
+    ("ukg.cnt", "ukg", [], "trace-pc-guard, ukcov static, coverage=1 + counters"),
+    ("g0", "g0", [], "trace-pc-guard, empty callbacks"),
+    ("i8", "i8", [], "inline-8bit-counters,pc-table (libFuzzer-style), ukcov static"),
 ]
+# Per-configuration environment; COVDIR is replaced by a scratch directory.
+ENV = {"crtg.cov": {"UBSAN_OPTIONS": "coverage=1:coverage_dir=COVDIR"},
+       "ukg.cov": {"UKCOV_OPTIONS": "coverage=1:coverage_dir=COVDIR"},
+       "ukg.cnt": {"UKCOV_OPTIONS": "coverage=1:coverage_counters=1:coverage_dir=COVDIR"}}
 DESC = {c[0]: c[3] for c in CONFIGS}
 COMPILERS = ["gcc", "clang"]
 WORKLOADS = ["sqlite", "lua", "zlib"]
@@ -80,6 +90,8 @@ TARGETS = [
     ("U2 unique on guard builds within 10% of compiler-rt's guard runtime", [
         ("ukg.uniq", "crtg")], 1.10),
     ("(not a target) guard build, off, vs compiler-rt's guard runtime", [("ukg.off", "crtg")], 1.10),
+    ("T4 coverage=1 on trace-pc-guard vs compiler-rt's coverage=1", [
+        ("ukg.cov", "crtg.cov")], 1.00),
 ]
 
 # Bytes each configuration writes into the shared buffer per run: a record
@@ -141,7 +153,13 @@ class Bench:
             [self.binary(wl, variant, cc)] + self.wl_args(wl, scale)
         if not os.path.exists(self.kcovrun):  # plain run, no launcher
             cmd = ["taskset", "-c", self.cpu] + cmd[cmd.index("--") + 1:]
-        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        env = dict(os.environ)
+        covdir = os.path.join(self.out, "sancov-files")
+        for k, v in ENV.get(name, {}).items():
+            os.makedirs(covdir, exist_ok=True)
+            env[k] = v.replace("COVDIR", covdir)
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           env=env)
         st = parse_kcovrun(p.stderr)
         st["rc"] = p.returncode
         st["stderr"] = p.stderr
@@ -404,14 +422,16 @@ def report_time(res):
                     cells.append("– | – | – | – | –")
                     continue
                 m = r[name]["median"]
-                b0 = r.get("b0c" if name.startswith(("ukc", "refc", "b0c")) else "b0", {})
-                ref = r.get({"uk.pc.64M": "ref.64M", "ukc.cmp": "refc", "ukc.off": "b0c"}.get(
-                    name, "ref"), {})
+                b0 = r.get("b0c" if name.startswith(("ukc", "refc", "b0c")) else
+                           "g0" if name.startswith(("g", "i8")) else "b0", {})
+                ref = r.get({"uk.pc.64M": "ref.64M", "ukc.cmp": "refc", "ukc.off": "b0c",
+                             "ukg.cov": "crtg.cov", "ukg.cnt": "crtg.cov",
+                             "i8": "crtg.cov"}.get(name, "ref"), {})
                 ns = (m - r["a"]["median"]) / calls[cc] * 1e9 if calls[cc] and "a" in r else None
                 bad = " ✗" if r[name].get("bad") else ""
                 cells.append(f"{m:.3f}{bad} | {fmt(ratio(m, r.get('a', {}).get('median')))} | "
                              f"{fmt(ratio(m, b0.get('median')))} | "
-                             f"{fmt(ratio(m, ref.get('median')) if name.startswith(('uk', 'ref')) else None)}"
+                             f"{fmt(ratio(m, ref.get('median')) if name.startswith(('uk', 'ref', 'i8')) else None)}"
                              f" | {fmt(ns if name != 'a' and not name.startswith(('refc', 'b0c', 'ukc')) else None)}")
             L.append(f"| {name} | {DESC[name]} | " + " | ".join(cells) + " |")
         L.append("")

@@ -18,6 +18,8 @@
 #   ukc    trace-pc,trace-cmp + libukcov.a
 # and, clang only: crtg (trace-pc-guard + compiler-rt's guard runtime),
 #   ukg (trace-pc-guard + libukcov.a)
+#   g0     trace-pc-guard + empty callbacks (clang)
+#   i8     inline-8bit-counters,pc-table + libukcov.a (clang, libFuzzer-style)
 
 B      ?= build
 CACHE  ?= bench/.cache
@@ -56,8 +58,10 @@ SET_F_C0   :=
 SET_F_CP   := -fsanitize-coverage=trace-pc
 SET_F_CPC  := -fsanitize-coverage=trace-pc,trace-cmp
 SET_CC_CG  := clang
+SET_CC_C8  := clang
 SET_F_CG   := -fsanitize-coverage=trace-pc-guard
-SETS       := G0 GP GPC C0 CP CPC CG
+SET_F_C8   := -fsanitize-coverage=inline-8bit-counters,pc-table
+SETS       := G0 GP GPC C0 CP CPC CG C8
 
 # objs WORKLOAD SET
 objs = $(patsubst %.c,$(OBJ)/$(1)/$(2)/%.o,$(notdir $($(1)_SRCS)))
@@ -137,6 +141,19 @@ $(OUT)/bin/$(1)/ukg_clang: $(call objs,$(1),CG) $(UKCOV_A)
 endef
 $(foreach w,$(WORKLOADS),$(eval $(call guard_rules,$(w))))
 
+# The other SanitizerCoverage configurations next to crtg and ukg: the
+# empty guard callback, and libFuzzer-style inline 8-bit counters.
+define sancov_rules
+$(OUT)/bin/$(1)/g0_clang: $(call objs,$(1),CG) $(OUT)/rt/nop.o
+	@mkdir -p $$(@D)
+	clang $$^ $(LDLIBS) -o $$@
+$(OUT)/bin/$(1)/i8_clang: $(call objs,$(1),C8) $(UKCOV_A)
+	@mkdir -p $$(@D)
+	clang $$^ $(LDLIBS) -lpthread -o $$@
+endef
+$(foreach w,$(WORKLOADS),$(eval $(call sancov_rules,$(w))))
+SANCOV_BINS := $(foreach w,$(WORKLOADS),$(foreach v,a crtg ukg g0 i8,$(OUT)/bin/$(w)/$(v)_clang))
+
 VARIANTS := a b0 ref uk uks ukplt b0c refc ukc
 BINS := $(foreach w,$(WORKLOADS),$(foreach v,$(VARIANTS),$(foreach c,gcc clang,\
           $(OUT)/bin/$(w)/$(v)_$(c)))) \
@@ -152,7 +169,10 @@ $(LUA_SCRIPT): bench/drivers/bench.lua
 	@mkdir -p $(@D)
 	cp $< $@
 
-all: $(BINS) $(LUA_SCRIPT) ubench $(if $(BENCH_NO_UKCOV),,tools)
+.PHONY: sancov
+sancov: $(SANCOV_BINS) $(LUA_SCRIPT)
+
+all: $(BINS) $(LUA_SCRIPT) ubench $(if $(BENCH_NO_UKCOV),,tools sancov)
 
 # --- micro-benchmark ---------------------------------------------------------
 UB := $(OUT)/ub

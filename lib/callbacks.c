@@ -148,7 +148,7 @@ static __attribute__((noinline)) void trace_pc_process(uint32_t on,
  */
 CALLBACK void __sanitizer_cov_trace_pc(void)
 {
-	uint32_t on = __atomic_load_n(&__ukcov_sancov.on, __ATOMIC_RELAXED);
+	uint32_t on = __atomic_load_n(&__ukcov_sancov.pc_on, __ATOMIC_RELAXED);
 
 	if (likely(on == 0))	/* off: the fall-through return */
 		return;
@@ -213,6 +213,18 @@ CALLBACK void __sanitizer_cov_trace_pc_guard(uint32_t *guard)
 
 	if (likely(on == 0))	/* off: the fall-through return */
 		return;
+	/* coverage=1 alone, the common case, as compiler-rt does it: the
+	 * guard's slot, stored once.  A guard zeroed by the program writes
+	 * slot 0, which no file reads (direct mode sets another bit and
+	 * takes guard_hit). */
+	if (likely(on == UKCOV_SANCOV_PCS)) {
+		uint64_t *slot = &__ukcov_sancov.guard_pcs[*guard];
+
+		if (likely(__atomic_load_n(slot, __ATOMIC_RELAXED) != 0))
+			return;
+		__atomic_store_n(slot, RET_IP() - 1, __ATOMIC_RELAXED);
+		return;
+	}
 	guard_hit(guard, on, RET_IP());
 }
 

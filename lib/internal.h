@@ -205,8 +205,13 @@ extern __thread struct ukcov_thread __ukcov_thread
 				 * (ukcov__thread_rearm_hot, _load_hot). */
 #define UKCOV_SANCOV_PCSET 4u	/* coverage=1: keep trace_pc's PCs in a set */
 #define UKCOV_SANCOV_CNT  8u	/* coverage_counters=1: count guard hits */
+#define UKCOV_SANCOV_DIRECT 16u	/* coverage_direct=1: guard_pcs is the raw
+				 * file (keeps the guard callback off its
+				 * coverage=1-only fast path) */
 struct ukcov_sancov_hot {
-	uint32_t on;			/* [A] UKCOV_SANCOV_* bits */
+	uint32_t on;			/* [A] the guard callback's bits: KCOV,
+					 * PCS, CNT, DIRECT */
+	uint32_t pc_on;			/* [A] trace_pc's bits: KCOV, PCSET */
 	uint32_t pcset_shift;		/* [S] 64 - log2(pcset slots) */
 	uint64_t *guard_pcs;		/* [S] slot g: PC - 1 of guard g's first
 					 * hit, 0 if none; slot 0 unused */

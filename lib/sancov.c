@@ -337,6 +337,8 @@ static void sancov_setup(void)
 			bits |= UKCOV_SANCOV_PCS;
 		if (__ukcov_sancov.counters)
 			bits |= UKCOV_SANCOV_CNT;
+		if (pc_tab.fd >= 0)
+			bits |= UKCOV_SANCOV_DIRECT;
 	}
 	if (ukcov__sancov_opts.coverage) {
 		pcset_reserve();
@@ -349,8 +351,12 @@ static void sancov_setup(void)
 		atexit(dump_at_exit);
 		ukcov__signals_hook_fatal();
 	}
-	if (bits)
-		__atomic_fetch_or(&__ukcov_sancov.on, bits, __ATOMIC_RELEASE);
+	if (bits & UKCOV_SANCOV_PCSET)
+		__atomic_fetch_or(&__ukcov_sancov.pc_on, UKCOV_SANCOV_PCSET,
+				  __ATOMIC_RELEASE);
+	if (bits & ~UKCOV_SANCOV_PCSET)
+		__atomic_fetch_or(&__ukcov_sancov.on, bits & ~UKCOV_SANCOV_PCSET,
+				  __ATOMIC_RELEASE);
 }
 
 UKCOV_SANCOV_API void __ukcov_sancov_guard_init(uint32_t *start,
@@ -433,10 +439,13 @@ UKCOV_SANCOV_API void __ukcov_sancov_region_init(int kind, const void *start,
  * so that the guard callback's off path stays one load. */
 void ukcov__sancov_note_tracer(void)
 {
-	if (!(__atomic_load_n(&__ukcov_sancov.on, __ATOMIC_RELAXED) &
-	      UKCOV_SANCOV_KCOV))
+	if (!(__atomic_load_n(&__ukcov_sancov.pc_on, __ATOMIC_RELAXED) &
+	      UKCOV_SANCOV_KCOV)) {
 		__atomic_fetch_or(&__ukcov_sancov.on, UKCOV_SANCOV_KCOV,
 				  __ATOMIC_RELEASE);
+		__atomic_fetch_or(&__ukcov_sancov.pc_on, UKCOV_SANCOV_KCOV,
+				  __ATOMIC_RELEASE);
+	}
 }
 
 /* Called from the runtime's constructor. */
@@ -446,7 +455,7 @@ void ukcov__sancov_init(void)
 	/* The modules a dump in a signal handler can name trace-pc PCs
 	 * in: the program and its libraries (refreshed at each guard
 	 * init and at each ordinary dump). */
-	if (__atomic_load_n(&__ukcov_sancov.on, __ATOMIC_RELAXED) &
+	if (__atomic_load_n(&__ukcov_sancov.pc_on, __ATOMIC_RELAXED) &
 	    UKCOV_SANCOV_PCSET)
 		ukcov__sancov_modules_refresh();
 }

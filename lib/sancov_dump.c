@@ -605,8 +605,10 @@ void ukcov__sancov_dump(int in_signal)
 	size_t cap;
 
 	if (!ukcov__sancov_opts.coverage ||
-	    !(__atomic_load_n(&__ukcov_sancov.on, __ATOMIC_RELAXED) &
-	      (UKCOV_SANCOV_PCS | UKCOV_SANCOV_PCSET)))
+	    !((__atomic_load_n(&__ukcov_sancov.on, __ATOMIC_RELAXED) &
+	       UKCOV_SANCOV_PCS) ||
+	      (__atomic_load_n(&__ukcov_sancov.pc_on, __ATOMIC_RELAXED) &
+	       UKCOV_SANCOV_PCSET)))
 		return;
 	if (__atomic_exchange_n(&dumping, 1, __ATOMIC_ACQUIRE))
 		return;		/* another thread, or a crash inside a dump */
