@@ -12,7 +12,7 @@ else
     bad build "$(tail -3 "$T/build.log" | tr '\n' ' ')"
 fi
 for rt in nop ref uk uks ukplt; do
-    for mode in off cache full swoff cmp; do
+    for mode in off cache full swoff cmp gdoff guard; do
         check "ubench-$rt-$mode" sh -c "$U/ub_$rt $mode 2000 1 | grep -q 'ns/call'"
     done
 done
