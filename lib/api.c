@@ -168,7 +168,7 @@ void *ukcov__do_mmap(struct ukcov_desc *d, void *addr, size_t len, int prot,
  * takes UKCOV_FLAVOR, else it is decided by its first request. */
 int ukcov__device_flavor(const char *path)
 {
-	const char *env;
+	int flavor;
 
 	if (!path)
 		return 0;
@@ -176,14 +176,6 @@ int ukcov__device_flavor(const char *path)
 		return UKCOV_LINUX;
 	if (strcmp(path, "/dev/kcov") != 0)
 		return 0;
-	env = getenv("UKCOV_FLAVOR");
-	if (env && strcmp(env, "freebsd") == 0)
-		return UKCOV_FREEBSD;
-	if (env && strcmp(env, "netbsd") == 0)
-		return UKCOV_NETBSD;
-	if (env && strcmp(env, "openbsd") == 0)
-		return UKCOV_OPENBSD;
-	if (env && strcmp(env, "linux") == 0)
-		return UKCOV_LINUX;
-	return -1;	/* undecided */
+	flavor = ukcov__flavor_by_name(getenv("UKCOV_FLAVOR"));
+	return flavor ? flavor : -1;	/* -1: undecided */
 }

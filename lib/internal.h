@@ -319,6 +319,7 @@ extern const struct ukcov_os ukcov__os_linux, ukcov__os_freebsd,
 	ukcov__os_netbsd, ukcov__os_openbsd;
 const struct ukcov_os *ukcov__os(int flavor);
 int ukcov__flavor_for_request(unsigned long req);
+int ukcov__flavor_by_name(const char *name);
 int ukcov__ioctl_common(struct ukcov_desc *d, unsigned long req,
 			unsigned long arg, int *handled);
 int ukcov__copyin(void *dst, const void *src, size_t n);

@@ -121,20 +121,14 @@ UKCOV_EXPORT int __openat64_2(int dirfd, const char *path, int flags)
 
 static int is_kcov_request(unsigned long req)
 {
+#define REQUEST_CASE(r) case r:
 	switch (req) {
-	case UKCOV_REQ_LINUX_INIT_TRACE: case UKCOV_REQ_LINUX_ENABLE:
-	case UKCOV_REQ_LINUX_DISABLE: case UKCOV_REQ_LINUX_REMOTE_ENABLE:
-	case UKCOV_REQ_FREEBSD_ENABLE: case UKCOV_REQ_FREEBSD_DISABLE:
-	case UKCOV_REQ_FREEBSD_SETBUFSIZE:
-	case UKCOV_REQ_K_SETBUFSIZE: case UKCOV_REQ_K_ENABLE:
-	case UKCOV_REQ_K_DISABLE: case UKCOV_REQ_OPENBSD_REMOTEATTACH:
-	case UKCOV_REQ_NETBSD_REMOTE_ATTACH: case UKCOV_REQ_NETBSD_REMOTE_DETACH:
-	case UKCOV_REQ_LINUX_UNIQUE_ENABLE: case UKCOV_REQ_LINUX_RESET_TRACE:
-	case UKCOV_IOC_DROPPED: case UKCOV_IOC_UNIQUE_ENABLE_CMP:
+	UKCOV_FOR_EACH_REQUEST(REQUEST_CASE)
 		return 1;
 	default:
 		return 0;
 	}
+#undef REQUEST_CASE
 }
 
 UKCOV_EXPORT int ioctl(int fd, unsigned long req, ...)

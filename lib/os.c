@@ -22,6 +22,18 @@ const struct ukcov_os *ukcov__os(int flavor)
 	}
 }
 
+/* The flavor whose table is called name ("linux", "freebsd", "netbsd",
+ * "openbsd": UKCOV_FLAVOR's values), or 0. */
+int ukcov__flavor_by_name(const char *name)
+{
+	int fl;
+
+	for (fl = UKCOV_LINUX; name && fl <= UKCOV_OPENBSD; fl++)
+		if (strcmp(ukcov__os(fl)->name, name) == 0)
+			return fl;
+	return 0;
+}
+
 /* A /dev/kcov descriptor opened without UKCOV_FLAVOR takes its flavor
  * from its first request: FreeBSD's KIO* numbers are FreeBSD's own; the
  * 'K' group is shared by NetBSD and OpenBSD and means NetBSD. */
