@@ -50,23 +50,6 @@ static size_t area_bytes(uint64_t entries)
 	return ((size_t)entries * 8 + page - 1) & ~(page - 1);
 }
 
-static int write_all(int fd, const void *p, size_t n)
-{
-	const char *c = p;
-
-	while (n > 0) {
-		ssize_t w = write(fd, c, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		c += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 static void write_block(pid_t tid, int mode, const uint64_t *recs,
 			uint64_t count, uint64_t dropped)
 {
@@ -80,8 +63,8 @@ static void write_block(pid_t tid, int mode, const uint64_t *recs,
 
 	if (fd < 0)
 		return;
-	if (write_all(fd, head, sizeof(head)) == 0 && count)
-		write_all(fd, recs, count * words * 8);
+	if (ukcov__write_all(fd, head, sizeof(head)) == 0 && count)
+		ukcov__write_all(fd, recs, count * words * 8);
 	ukcov__real_close(fd);
 }
 

@@ -383,6 +383,9 @@ uint64_t *ukcov__uniq_hot(struct ukcov_thread *t, uint64_t *buf);
 void ukcov__uniq_release(struct ukcov_thread *t);
 void ukcov__uniq_reset_buffer(uint64_t *buf, uint64_t words);
 
+/* ---- sancov_dump.c ---- */
+int ukcov__write_all(int fd, const void *p, size_t n);
+
 /* ---- signals.c ---- */
 void ukcov__signals_after_fork_child(void);
 void ukcov__signals_resync(struct ukcov_thread *t);

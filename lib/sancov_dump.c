@@ -113,7 +113,9 @@ static void remember_own(const struct stat *st)
 	}
 }
 
-static int write_all(int fd, const void *p, size_t n)
+/* Write all n bytes (async-signal-safe): 0, or the errno (EIO for a
+ * write that wrote nothing). */
+int ukcov__write_all(int fd, const void *p, size_t n)
 {
 	const char *c = p;
 
@@ -233,9 +235,9 @@ static int write_file(const char *name, const void *hdr, size_t hn,
 		report_open(dir, name, path.buf, errno);
 		return -1;
 	}
-	e = write_all(fd, hdr, hn);
+	e = ukcov__write_all(fd, hdr, hn);
 	if (e == 0)
-		e = write_all(fd, data, dn);
+		e = ukcov__write_all(fd, data, dn);
 	if (e == 0 && fstat(fd, &st) != 0)
 		e = errno;
 	if (close(fd) != 0 && e == 0)
