@@ -10,7 +10,7 @@
  * and at process exit for threads still running, the buffer is appended
  * to that file as one block:
  *
- *	u64 UKCOV_FOLLOW_MAGIC, tid, mode (1 pc, 2 cmp), count, dropped,
+ *	u64 UKCOV_THREADBLOCK_MAGIC, tid, mode (1 pc, 2 cmp), count, dropped,
  *	    bitmap words (0: a plain trace; >0: unique mode, records once
  *	    each per thread)
  *	count records (1 or 4 u64 each)
@@ -53,9 +53,14 @@ static size_t area_bytes(uint64_t entries)
 static void write_block(pid_t tid, int mode, const uint64_t *recs,
 			uint64_t count, uint64_t dropped)
 {
-	uint64_t head[6] = { UKCOV_FOLLOW_MAGIC, (uint64_t)tid,
-			     mode == UKCOV_MODE_CMP ? 2 : 1, count, dropped,
-			     follow.uniq_words };
+	uint64_t head[UKCOV_TB_HEADER_WORDS] = {
+		[UKCOV_TB_MAGIC] = UKCOV_THREADBLOCK_MAGIC,
+		[UKCOV_TB_TID] = (uint64_t)tid,
+		[UKCOV_TB_MODE] = mode == UKCOV_MODE_CMP ? 2 : 1,
+		[UKCOV_TB_COUNT] = count,
+		[UKCOV_TB_DROPPED] = dropped,
+		[UKCOV_TB_BITMAP] = follow.uniq_words,
+	};
 	size_t words = mode == UKCOV_MODE_CMP ? 4 : 1;
 	int fd = ukcov__real_open(follow.path,
 				  O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC,

@@ -16,6 +16,7 @@
 #include <sys/types.h>
 
 #include <ukcov/kcov.h>
+#include "threadblock.h"
 
 #define UKCOV_HIDDEN __attribute__((visibility("hidden")))
 #define UKCOV_EXPORT __attribute__((visibility("default")))
@@ -364,7 +365,6 @@ int ukcov__close_desc_fd(int fd);
 
 /* ---- follow.c: every thread of a traced program (ukcov run
  * --threads all) records into a private buffer flushed to a file ---- */
-#define UKCOV_FOLLOW_MAGIC 0x726874766f636b75ULL	/* "ukcovthr" */
 void ukcov__follow_setup(int mode, uint64_t entries, uint64_t uniq_words);
 void ukcov__follow_flush_locked(struct ukcov_thread *t, int unmap);
 void ukcov__follow_after_fork_child(void);

@@ -34,6 +34,7 @@
 
 #include "dump.h"
 #include "printer.h"
+#include "../lib/threadblock.h"
 
 /* ---- cmp ---- */
 
@@ -302,7 +303,6 @@ struct session {
 };
 
 /* One thread's records from the UKCOV_THREADS_OUT file (lib/follow.c). */
-#define UKCOV_THREADS_MAGIC 0x726874766f636b75ULL	/* "ukcovthr" */
 struct thread_block {
 	uint64_t tid;
 	const uint64_t *recs;
@@ -463,7 +463,7 @@ static int load_thread_blocks(struct session *s)
 		const uint64_t *h = (const void *)(s->tbuf + off);
 		size_t bytes;
 
-		if (h[0] != UKCOV_THREADS_MAGIC || h[2] != (s->cmp ? 2u : 1u) ||
+		if (h[UKCOV_TB_MAGIC] != UKCOV_THREADBLOCK_MAGIC || h[2] != (s->cmp ? 2u : 1u) ||
 		    h[3] > (len - off - 48) / (rec * 8)) {
 			msg_error("%s: corrupt thread block at byte %zu",
 				  s->threads, off);
