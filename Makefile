@@ -4,7 +4,8 @@
 #   make test             every test; the last line is "N passed, N failed"
 #   make bench            the benchmark (see bench/README.md)
 #   make install PREFIX=/usr/local DESTDIR=
-#   make lint             cppcheck + clang-tidy on lib/, tools/, tests/
+#   make lint             cppcheck + clang-tidy on lib/, tools/, tests/;
+#                         single-file internals static (check-static.sh)
 #   make mutants          mutation testing (slow; docs/TESTING.md)
 #   make compile_commands.json
 #
@@ -61,11 +62,12 @@ clean:
 	rm -rf $(B) compile_commands.json
 
 # Static analysis (cppcheck and clang-tidy) of lib/, tools/ and the
-# tests' C code, one verdict per tool and file; make test runs it too
-# (tests/suites.d/05-lint.sh).
+# tests' C code, one verdict per tool and file, and the check that
+# single-file internals are static (scripts/check-static.sh, on the
+# built objects); make test runs it too (tests/suites.d/05-lint.sh).
 .PHONY: lint
-lint:
-	@scripts/lint.sh
+lint: lib tools
+	@B=$(B) scripts/lint.sh
 
 # Mutation testing (docs/TESTING.md): each mutant of
 # tests/mutants/mutants.txt applied to a scratch copy, its test run;

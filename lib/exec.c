@@ -1,19 +1,29 @@
 /*
  * lib/exec.c -- exec keeps tracing into the same buffer (Linux has no
- * kcov hook on exec: task_struct survives).  The thread that execs may
- * not be the process's main thread; after exec it becomes the process's
- * only thread with tid == pid.  So before exec the owner marks itself in
- * the control block (exec_tid), and the new image's constructor
- * (init.c) takes over a RUNNING descriptor whose owner is this process
+ * kcov hook on exec: task_struct survives).  Both sides of the crossing
+ * live here:
+ *
+ *   old image: the exec wrappers (execve and family) mark the owner
+ *              thread in the control block (exec_tid), and make a
+ *              carrier fd when no fd of the descriptor survives exec;
+ *   new image: ukcov__exec_takeover(), run by the runtime's constructor
+ *              (init.c), finds the inherited descriptors in
+ *              /proc/self/fd and resumes tracing where the old image
+ *              left off.
+ *
+ * The thread that execs may not be the process's main thread; after
+ * exec it becomes the process's only thread with tid == pid.  So the
+ * new image takes over a RUNNING descriptor whose owner is this process
  * and either this tid or the marked one.  Threads that exec kills are
- * released like any exiting thread.  A descriptor with no fd that
- * survives exec gets a carrier fd for the crossing.
+ * released like any exiting thread.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -89,7 +99,7 @@ static void unmark_exec(struct ukcov_desc *d)
 	d->cb->exec_carrier = -1;
 }
 
-void ukcov__exec_prepare(void)
+static void exec_prepare(void)
 {
 	if (!__ukcov_thread.owned)
 		return;
@@ -98,7 +108,7 @@ void ukcov__exec_prepare(void)
 	pthread_mutex_unlock(&ukcov__proc_lock);
 }
 
-void ukcov__exec_failed(void)
+static void exec_failed(void)
 {
 	struct ukcov_desc *d;
 	int fd;
@@ -124,10 +134,10 @@ void ukcov__exec_failed(void)
 #define EXEC_CALL(call)						\
 	do {								\
 		int rc_, e_;						\
-		ukcov__exec_prepare();					\
+		exec_prepare();						\
 		rc_ = (call);						\
 		e_ = errno;						\
-		ukcov__exec_failed();					\
+		exec_failed();						\
 		errno = e_;						\
 		return rc_;						\
 	} while (0)
@@ -222,3 +232,89 @@ static int execl_common(enum execl_via via, const char *file, const char *arg,
 EXECL_WRAPPER(execl, VIA_EXECV)
 EXECL_WRAPPER(execlp, VIA_EXECVP)
 EXECL_WRAPPER(execle, VIA_EXECVE)
+
+/* ---- the new image: takeover ---- */
+
+/* The owner of a RUNNING descriptor is this process: either our thread
+ * (tid == pid after exec) or the thread that marked itself before exec.
+ * Any other owner thread of this pid was killed by the exec. */
+/* Returns 1 if fd is the carrier the old image made for the crossing
+ * (make_carrier_locked), which the caller then closes. */
+static int takeover_desc(struct ukcov_desc *d, int fd)
+{
+	struct ukcov_cb *cb = d->cb;
+	int32_t me = (int32_t)ukcov__gettid();
+	int is_carrier = 0;
+
+	if (ukcov__cb_lock(cb) != 0)
+		return 0;
+	if (cb->exec_carrier == fd && cb->owner_pid == (int32_t)getpid()) {
+		is_carrier = 1;
+		cb->exec_carrier = -1;
+	}
+	if (cb->state != UKCOV_ST_RUNNING || cb->owner_pid != (int32_t)getpid()) {
+		ukcov__cb_unlock(cb);
+		return is_carrier;
+	}
+	/* A remote owner's registrations lived in the old image: its
+	 * descriptor is released (docs/DESIGN.md, differences). */
+	if (cb->mode == UKCOV_MODE_REMOTE) {
+		/* Sections of other processes stop feeding it. */
+		ukcov__registry_remove(fd, cb->remote_gen);
+		cb->remote_gen++;
+	}
+	if ((cb->owner_tid == me || (cb->exec_tid && cb->owner_tid == cb->exec_tid))
+	    && cb->mode != UKCOV_MODE_REMOTE
+	    && !__ukcov_thread.owned && ukcov__map_buffer(d, fd) == 0) {
+		cb->owner_tid = me;
+		cb->exec_tid = 0;
+		cb->owner_start = ukcov__self_start_time();
+		ukcov__thread_arm(&__ukcov_thread, d, cb->mode);
+	} else {
+		ukcov__release_owner_locked(cb);
+	}
+	ukcov__cb_unlock(cb);
+	return is_carrier;
+}
+
+/* The new image's side, from the runtime's constructor (init.c): find
+ * the ukcov descriptors this process inherited, register them, take
+ * the holder lock, and resume tracing where the old image left off. */
+void ukcov__exec_takeover(void)
+{
+	DIR *dir = opendir("/proc/self/fd");
+	struct dirent *e;
+	struct ukcov_desc *d;
+	int fd, dfd, armed = 0, ncarriers = 0, carriers[16];
+
+	if (!dir)
+		return;
+	dfd = dirfd(dir);
+	pthread_mutex_lock(&ukcov__proc_lock);
+	while ((e = readdir(dir)) != NULL) {
+		fd = atoi(e->d_name);
+		if (e->d_name[0] < '0' || e->d_name[0] > '9' || fd == dfd)
+			continue;
+		if (ukcov__fd_looks_like_ukcov(fd) <= 0)
+			continue;
+		d = ukcov__fd_register_locked(fd);
+		if (!d)
+			continue;
+		if (takeover_desc(d, fd) && ncarriers < 16)
+			carriers[ncarriers++] = fd;
+		armed |= __ukcov_thread.owned == d;
+	}
+	pthread_mutex_unlock(&ukcov__proc_lock);
+	closedir(dir);
+	/* A carrier existed only for the crossing: closing it is the close
+	 * the kernel's exec did to a close-on-exec fd, with that OS's
+	 * last-close rule. */
+	for (int i = 0; i < ncarriers; i++)
+		ukcov__close_desc_fd(carriers[i]);
+	if (armed) {
+		ukcov__modules_snapshot();
+		ukcov__follow_setup(__ukcov_thread.mode,
+				    __ukcov_thread.owned->cb->entries,
+				    __ukcov_thread.uniq_words);
+	}
+}

@@ -1,12 +1,18 @@
 /*
- * lib/init.c -- the runtime's constructor: hooks for thread exit, fork
- * and process exit, and the takeover of descriptors inherited across
- * exec.
+ * lib/init.c -- the runtime's process-lifetime hooks: the constructor,
+ * the thread-exit key destructor, the fork handlers and the process-exit
+ * handler.  What each hook does to the threads lives in thread.c, the
+ * exec takeover the constructor runs in exec.c.
+ *
+ * The kernels' hooks become:
+ *   do_exit -> kcov_task_exit           pthread key destructor (thread
+ *                                        exit), atexit (process exit)
+ *   dup_task_struct -> kcov_task_init   pthread_atfork child handler
+ *   (exec: the task survives)           constructor -> exec takeover
  *
  * Instrumented constructors may run before this one; the callbacks
  * tolerate that (zeroed TLS reads as "tracing off").
  */
-#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -17,89 +23,92 @@
  * brings this object, and with it the interposers, along. */
 const char ukcov__runtime_anchor = 1;
 
-/* The owner of a RUNNING descriptor is this process: either our thread
- * (tid == pid after exec) or the thread that marked itself before exec.
- * Any other owner thread of this pid was killed by the exec. */
-/* Returns 1 if fd is the carrier the old image made for the crossing
- * (exec.c), which the caller then closes. */
-static int takeover_desc(struct ukcov_desc *d, int fd)
+static pthread_key_t exit_key;
+
+/* ---- thread exit ---- */
+
+static void thread_exit_destructor(void *arg)
 {
-	struct ukcov_cb *cb = d->cb;
-	int32_t me = (int32_t)ukcov__gettid();
-	int is_carrier = 0;
+	struct ukcov_thread *t = arg;
 
-	if (ukcov__cb_lock(cb) != 0)
-		return 0;
-	if (cb->exec_carrier == fd && cb->owner_pid == (int32_t)getpid()) {
-		is_carrier = 1;
-		cb->exec_carrier = -1;
-	}
-	if (cb->state != UKCOV_ST_RUNNING || cb->owner_pid != (int32_t)getpid()) {
-		ukcov__cb_unlock(cb);
-		return is_carrier;
-	}
-	/* A remote owner's registrations lived in the old image: its
-	 * descriptor is released (docs/DESIGN.md, differences). */
-	if (cb->mode == UKCOV_MODE_REMOTE) {
-		/* Sections of other processes stop feeding it. */
-		ukcov__registry_remove(fd, cb->remote_gen);
-		cb->remote_gen++;
-	}
-	if ((cb->owner_tid == me || (cb->exec_tid && cb->owner_tid == cb->exec_tid))
-	    && cb->mode != UKCOV_MODE_REMOTE
-	    && !__ukcov_thread.owned && ukcov__map_buffer(d, fd) == 0) {
-		cb->owner_tid = me;
-		cb->exec_tid = 0;
-		cb->owner_start = ukcov__self_start_time();
-		ukcov__thread_arm(&__ukcov_thread, d, cb->mode);
-	} else {
-		ukcov__release_owner_locked(cb);
-	}
-	ukcov__cb_unlock(cb);
-	return is_carrier;
-}
-
-/* Find the ukcov descriptors this process inherited: register them,
- * take the holder lock, and resume tracing where the old image left
- * off. */
-void ukcov__takeover_scan(void)
-{
-	DIR *dir = opendir("/proc/self/fd");
-	struct dirent *e;
-	struct ukcov_desc *d;
-	int fd, dfd, armed = 0, ncarriers = 0, carriers[16];
-
-	if (!dir)
-		return;
-	dfd = dirfd(dir);
 	pthread_mutex_lock(&ukcov__proc_lock);
-	while ((e = readdir(dir)) != NULL) {
-		fd = atoi(e->d_name);
-		if (e->d_name[0] < '0' || e->d_name[0] > '9' || fd == dfd)
-			continue;
-		if (ukcov__fd_looks_like_ukcov(fd) <= 0)
-			continue;
-		d = ukcov__fd_register_locked(fd);
-		if (!d)
-			continue;
-		if (takeover_desc(d, fd) && ncarriers < 16)
-			carriers[ncarriers++] = fd;
-		armed |= __ukcov_thread.owned == d;
-	}
+	ukcov__thread_exit_locked(t);
 	pthread_mutex_unlock(&ukcov__proc_lock);
-	closedir(dir);
-	/* A carrier existed only for the crossing: closing it is the close
-	 * the kernel's exec did to a close-on-exec fd, with that OS's
-	 * last-close rule. */
-	for (int i = 0; i < ncarriers; i++)
-		ukcov__close_desc_fd(carriers[i]);
-	if (armed) {
-		ukcov__modules_snapshot();
-		ukcov__follow_setup(__ukcov_thread.mode,
-				    __ukcov_thread.owned->cb->entries,
-				    __ukcov_thread.uniq_words);
-	}
 }
+
+/* Make t's thread run thread_exit_destructor when it exits.  The key's
+ * value only needs to be non-NULL for its destructor to run.  glibc's
+ * pthread_setspecific of an early key takes no lock, so this may run in
+ * a signal handler. */
+void ukcov__hook_thread_exit(struct ukcov_thread *t)
+{
+	pthread_setspecific(exit_key, t);
+}
+
+/* ---- process exit ---- */
+
+/* exit() ends every thread of the process without running their
+ * destructors; release whatever a thread of this process had enabled. */
+static void release_desc_at_exit(struct ukcov_desc *d, int fd)
+{
+	(void)fd;
+	if (ukcov__cb_lock(d->cb) != 0)
+		return;
+	if (d->cb->state == UKCOV_ST_RUNNING &&
+	    d->cb->owner_pid == (int32_t)getpid())
+		ukcov__release_owner_locked(d->cb);
+	ukcov__cb_unlock(d->cb);
+}
+
+static void process_exit_handler(void)
+{
+	ukcov__modules_snapshot();
+	ukcov__remote_process_exit();
+	/* exit() called from a signal handler that interrupted us inside
+	 * the lock must not deadlock: the owner-dead check will release
+	 * the descriptors instead. */
+	if (pthread_mutex_trylock(&ukcov__proc_lock) != 0)
+		return;
+	ukcov__threads_stop_all_locked();
+	ukcov__fdtab_for_each_locked(release_desc_at_exit);
+	pthread_mutex_unlock(&ukcov__proc_lock);
+}
+
+/* ---- fork ---- */
+
+static void fork_prepare(void)
+{
+	pthread_mutex_lock(&ukcov__proc_lock);
+	ukcov__remote_fork_prepare();
+}
+
+static void fork_parent(void)
+{
+	ukcov__remote_fork_parent();
+	pthread_mutex_unlock(&ukcov__proc_lock);
+}
+
+/* Linux kcov_task_init: the child starts disabled.  The control block
+ * still names the parent's thread as owner, which is right: the parent
+ * still traces.  Only the forking thread exists in the child, and it is
+ * where the parent's was: a fork inside a signal handler leaves the
+ * child inside that handler, with the trampoline frames on its copy of
+ * the stack, so sig_depth and sig_frames are kept (the trampoline's
+ * return brings them back to 0 and re-arms, as in the parent). */
+static void fork_child(void)
+{
+	ukcov__threads_after_fork_child();
+	/* The child keeps the common handle (Linux kcov_task_init copies
+	 * kcov_handle) but no section and no registration. */
+	ukcov__remote_fork_child();
+	ukcov__fdtab_after_fork_child();
+	ukcov__follow_after_fork_child();
+	ukcov__signals_after_fork_child();
+	ukcov__sancov_after_fork_child();
+	pthread_mutex_init(&ukcov__proc_lock, NULL);
+}
+
+/* ---- the constructor ---- */
 
 /* UKCOV_COMMON_HANDLE (hex or decimal): the main thread's remote common
  * handle, as if inherited across the exec that started this program
@@ -121,7 +130,9 @@ static void common_handle_from_env(void)
 __attribute__((constructor(101))) static void ukcov_init(void)
 {
 	common_handle_from_env();
-	ukcov__threads_init();
+	pthread_key_create(&exit_key, thread_exit_destructor);
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
+	atexit(process_exit_handler);
 	ukcov__sancov_init();
-	ukcov__takeover_scan();
+	ukcov__exec_takeover();
 }

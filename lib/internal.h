@@ -261,8 +261,10 @@ void ukcov__thread_disarm(struct ukcov_thread *t);
 void ukcov__thread_rearm_hot(struct ukcov_thread *t);
 void ukcov__stop_local_owner(struct ukcov_desc *d, pid_t tid);
 void ukcov__thread_stop(struct ukcov_thread *t);
-void ukcov__threads_init(void);
 void ukcov__thread_exit_hook(struct ukcov_thread *t);
+void ukcov__thread_exit_locked(struct ukcov_thread *t);
+void ukcov__threads_stop_all_locked(void);
+void ukcov__threads_after_fork_child(void);
 void ukcov__thread_clear_hot(struct ukcov_thread *t);
 void ukcov__thread_save_hot(const struct ukcov_thread *t, struct ukcov_hot *h);
 void ukcov__thread_load_hot(struct ukcov_thread *t, const struct ukcov_hot *h);
@@ -324,7 +326,6 @@ int ukcov__flavor_by_name(const char *name);
 int ukcov__ioctl_common(struct ukcov_desc *d, unsigned long req,
 			unsigned long arg, int *handled);
 int ukcov__copyin(void *dst, const void *src, size_t n);
-int ukcov__copyout(void *dst, const void *src, size_t n);
 
 /* ---- api.c ---- */
 int ukcov__open_desc(int flavor, int cloexec);
@@ -357,10 +358,13 @@ int ukcov__real_fexecve(int fd, char *const argv[], char *const envp[]);
 int ukcov__real_pthread_create(pthread_t *th, const pthread_attr_t *attr,
 			       void *(*fn)(void *), void *arg);
 
-/* ---- exec.c / init.c ---- */
-void ukcov__exec_prepare(void);
-void ukcov__exec_failed(void);
-void ukcov__takeover_scan(void);
+/* ---- init.c: the process-lifetime hooks ---- */
+void ukcov__hook_thread_exit(struct ukcov_thread *t);
+
+/* ---- exec.c: both sides of exec ---- */
+void ukcov__exec_takeover(void);
+
+/* ---- interpose.c ---- */
 int ukcov__close_desc_fd(int fd);
 
 /* ---- follow.c: every thread of a traced program (ukcov run
@@ -405,7 +409,6 @@ void ukcov__remote_thread_exit(struct ukcov_thread *t);
 void ukcov__remote_fork_prepare(void);
 void ukcov__remote_fork_parent(void);
 void ukcov__remote_fork_child(void);
-int ukcov__thread_traces(const struct ukcov_thread *t);
 void ukcov__remote_process_exit(void);
 
 /* ---- registry.c: handles for the whole machine, per user ---- */

@@ -67,7 +67,7 @@ int ukcov__copyin(void *dst, const void *src, size_t n)
 	return -EFAULT;
 }
 
-int ukcov__copyout(void *dst, const void *src, size_t n)
+static int copyout(void *dst, const void *src, size_t n)
 {
 	struct iovec local = { (void *)src, n };
 	struct iovec remote = { dst, n };
@@ -99,7 +99,7 @@ int ukcov__ioctl_common(struct ukcov_desc *d, unsigned long req,
 	/* Report first, clear only once the caller has the value. */
 	now = __atomic_load_n(&cb->drops, __ATOMIC_RELAXED);
 	n = now - cb->drops_read;
-	rc = ukcov__copyout((void *)arg, &n, sizeof(n));
+	rc = copyout((void *)arg, &n, sizeof(n));
 	if (rc == 0)
 		cb->drops_read = now;
 	return rc;

@@ -145,7 +145,7 @@ static void busy_leave(struct ukcov_thread *t)
 
 /* The thread records for itself or owns a remote collection: Linux's
  * kcov_mode_enabled(t->kcov_mode) for a task. */
-int ukcov__thread_traces(const struct ukcov_thread *t)
+static int thread_traces(const struct ukcov_thread *t)
 {
 	return t->owned != NULL || t->follow_area != NULL ||
 	       t->remote_coll != NULL;
@@ -872,7 +872,7 @@ UKCOV_EXPORT void ukcov_remote_start(uint64_t handle)
 	if (depth >= REMOTE_DEPTHS)
 		return;
 	/* WARN_ON(in_task() && kcov_mode_enabled(t->kcov_mode)) */
-	if (depth == 0 && ukcov__thread_traces(t)) {
+	if (depth == 0 && thread_traces(t)) {
 		report_ignored(t->remote_coll ? IGN_OWNER : IGN_TRACES, handle,
 			       where);
 		return;

@@ -19,7 +19,6 @@ struct ukcov_sancov_opts {
 	char dir[PATH_MAX];	/* coverage_dir=, default "." */
 };
 
-void ukcov__sancov_opts_default(struct ukcov_sancov_opts *o);
 void ukcov__sancov_opts_parse(struct ukcov_sancov_opts *o, const char *s);
 
 /* Three pieces written to stderr with one write(2); async-signal-safe. */

@@ -102,7 +102,7 @@ static int apply(struct ukcov_sancov_opts *o, const char *name, size_t nn,
 	return -1;
 }
 
-void ukcov__sancov_opts_default(struct ukcov_sancov_opts *o)
+static void opts_default(struct ukcov_sancov_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->dir[0] = '.';
@@ -124,10 +124,10 @@ void ukcov__sancov_opts_parse(struct ukcov_sancov_opts *o, const char *s)
 	struct ukcov_sancov_opts tmp;
 	const char *p = s;
 
-	ukcov__sancov_opts_default(o);
+	opts_default(o);
 	if (!s)
 		return;
-	ukcov__sancov_opts_default(&tmp);
+	opts_default(&tmp);
 	for (;;) {
 		const char *tok, *name, *val, *eq;
 		size_t nn, vn;

@@ -1,13 +1,11 @@
 /*
  * lib/thread.c -- per-thread state: arming the callbacks, the list of
- * this process's tracing threads, thread exit, fork and process exit.
+ * this process's tracing threads, and what thread exit, fork and
+ * process exit do to them (init.c installs the hooks that call these).
  *
  * The kernels keep the tracing state in the task (Linux caches mode,
  * area and size in task_struct "for performance"); here it lives in one
- * TLS struct.  The kernels' hooks become:
- *   do_exit -> kcov_task_exit      pthread key destructor, atexit
- *   dup_task_struct -> kcov_task_init (child starts disabled)
- *                                   pthread_atfork child handler
+ * TLS struct.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,7 +26,6 @@ __thread struct ukcov_thread __ukcov_thread
 pthread_mutex_t ukcov__proc_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static struct ukcov_thread *thread_list;	/* tracing threads */
-static pthread_key_t exit_key;
 static uint64_t self_start_time;		/* 0: not read yet */
 
 pid_t ukcov__gettid(void)
@@ -138,18 +135,16 @@ static void thread_register_locked(struct ukcov_thread *t)
 		thread_list->prev = t;
 	thread_list = t;
 	t->registered = 1;
-	/* The key's value only needs to be non-NULL for its destructor to
-	 * run at thread exit. */
-	pthread_setspecific(exit_key, t);
+	ukcov__hook_thread_exit(t);
 }
 
 /* A thread that is on no list (a remote section's worker) still needs
- * its exit hook; glibc's pthread_setspecific of an early key takes no
- * lock, so this may run in a signal handler's section start. */
+ * its exit hook; this may run in a signal handler's section start
+ * (see ukcov__hook_thread_exit). */
 void ukcov__thread_exit_hook(struct ukcov_thread *t)
 {
 	if (!t->registered)
-		pthread_setspecific(exit_key, t);
+		ukcov__hook_thread_exit(t);
 }
 
 static void thread_unregister_locked(struct ukcov_thread *t)
@@ -247,8 +242,9 @@ void ukcov__thread_stop(struct ukcov_thread *t)
 
 /* Linux kcov_task_exit, FreeBSD kcov_thread_dtor, NetBSD kcov_lwp_free,
  * OpenBSD kcov_exit: the descriptor goes back to READY with its buffer
- * contents kept; after a last close it stays DYING. */
-static void thread_exit_release(struct ukcov_thread *t)
+ * contents kept; after a last close it stays DYING.  Called at thread
+ * exit (init.c) with ukcov__proc_lock held. */
+void ukcov__thread_exit_locked(struct ukcov_thread *t)
 {
 	struct ukcov_desc *d = t->owned;
 
@@ -269,39 +265,13 @@ static void thread_exit_release(struct ukcov_thread *t)
 	thread_unregister_locked(t);
 }
 
-static void thread_exit_destructor(void *arg)
-{
-	struct ukcov_thread *t = arg;
-
-	pthread_mutex_lock(&ukcov__proc_lock);
-	thread_exit_release(t);
-	pthread_mutex_unlock(&ukcov__proc_lock);
-}
-
 /* exit() ends every thread of the process without running their
- * destructors; release whatever a thread of this process had enabled. */
-static void release_desc_at_exit(struct ukcov_desc *d, int fd)
-{
-	(void)fd;
-	if (ukcov__cb_lock(d->cb) != 0)
-		return;
-	if (d->cb->state == UKCOV_ST_RUNNING &&
-	    d->cb->owner_pid == (int32_t)getpid())
-		ukcov__release_owner_locked(d->cb);
-	ukcov__cb_unlock(d->cb);
-}
-
-static void process_exit_handler(void)
+ * destructors: stop them all.  Called at process exit (init.c) with
+ * ukcov__proc_lock held. */
+void ukcov__threads_stop_all_locked(void)
 {
 	struct ukcov_thread *t;
 
-	ukcov__modules_snapshot();
-	ukcov__remote_process_exit();
-	/* exit() called from a signal handler that interrupted us inside
-	 * the lock must not deadlock: the owner-dead check will release
-	 * the descriptors instead. */
-	if (pthread_mutex_trylock(&ukcov__proc_lock) != 0)
-		return;
 	for (t = thread_list; t; t = t->next) {
 		ukcov__thread_clear_hot(t);
 		/* Other threads run on until exit_group: keep their buffers
@@ -309,30 +279,12 @@ static void process_exit_handler(void)
 		if (t->follow_area)
 			ukcov__follow_flush_locked(t, 0);
 	}
-	ukcov__fdtab_for_each_locked(release_desc_at_exit);
-	pthread_mutex_unlock(&ukcov__proc_lock);
 }
 
-static void fork_prepare(void)
-{
-	pthread_mutex_lock(&ukcov__proc_lock);
-	ukcov__remote_fork_prepare();
-}
-
-static void fork_parent(void)
-{
-	ukcov__remote_fork_parent();
-	pthread_mutex_unlock(&ukcov__proc_lock);
-}
-
-/* Linux kcov_task_init: the child starts disabled.  The control block
- * still names the parent's thread as owner, which is right: the parent
- * still traces.  Only the forking thread exists in the child, and it is
- * where the parent's was: a fork inside a signal handler leaves the
- * child inside that handler, with the trampoline frames on its copy of
- * the stack, so sig_depth and sig_frames are kept (the trampoline's
- * return brings them back to 0 and re-arms, as in the parent). */
-static void fork_child(void)
+/* Linux kcov_task_init: the child starts disabled.  Only the forking
+ * thread exists in the child; it keeps its signal nesting (init.c's
+ * fork_child says why) and its remote common handle. */
+void ukcov__threads_after_fork_child(void)
 {
 	struct ukcov_thread *t = &__ukcov_thread;
 
@@ -343,20 +295,5 @@ static void fork_child(void)
 	t->uniq_words = 0;	/* the table's copy stays, as a cache */
 	t->registered = 0;
 	t->follow_area = NULL;	/* the copy stays mapped, unused */
-	/* The child keeps the common handle (Linux kcov_task_init copies
-	 * kcov_handle) but no section and no registration. */
-	ukcov__remote_fork_child();
 	thread_list = NULL;
-	ukcov__fdtab_after_fork_child();
-	ukcov__follow_after_fork_child();
-	ukcov__signals_after_fork_child();
-	ukcov__sancov_after_fork_child();
-	pthread_mutex_init(&ukcov__proc_lock, NULL);
-}
-
-void ukcov__threads_init(void)
-{
-	pthread_key_create(&exit_key, thread_exit_destructor);
-	pthread_atfork(fork_prepare, fork_parent, fork_child);
-	atexit(process_exit_handler);
 }

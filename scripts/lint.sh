@@ -9,7 +9,10 @@
 # Prints "ok TOOL FILE" or "not ok TOOL FILE: FINDINGS" per tool and
 # file, then "N passed, N failed"; exits non-zero on any finding.
 # tests/suites.d/05-lint.sh runs it in "make test".  The tools come from
-# scripts/deps.sh (cppcheck, clang-tidy-14).  LINT_JOBS (default: the
+# scripts/deps.sh (cppcheck, clang-tidy-14).  Without FILE arguments it
+# also runs scripts/check-static.sh on the objects in $B (default build,
+# which "make all" made): a single-file internal that is not static is
+# one failure, "not ok check-static:" with the offenders.  LINT_JOBS (default: the
 # number of CPUs) clang-tidy processes run at once.
 #
 # Run from the top of the tree.  Writes only under a mktemp -d directory.
@@ -88,6 +91,17 @@ while IFS="$(printf '\t')" read -r n f fl; do
     report cppcheck "$f" "$W/cpp.$n"
     report clang-tidy "$f" "$W/tidy.$n.f"
 done <"$W/list"
+
+if [ $# -eq 0 ]; then
+    if scripts/check-static.sh "${B:-build}" >"$W/static" 2>&1; then
+        echo "ok check-static lib/ tools/"
+        pass=$((pass + 1))
+    else
+        echo "not ok check-static:"
+        grep -v -E '^[0-9]+ passed' "$W/static" | sed 's/^not ok static /    /'
+        fail=$((fail + 1))
+    fi
+fi
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -45,7 +45,10 @@ void msg_note(const char *fmt, ...)
 	va_end(ap);
 }
 
-void die(int rc, const char *fmt, ...)
+/* Print an error and exit with rc. */
+static void die(int rc, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3), noreturn));
+static void die(int rc, const char *fmt, ...)
 {
 	va_list ap;
 

@@ -23,9 +23,6 @@
 void msg_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void msg_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void msg_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Print an error and exit with rc. */
-void die(int rc, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3), noreturn));
 
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t sz);
