@@ -156,6 +156,11 @@ void *ukcov__do_mmap(struct ukcov_desc *d, void *addr, size_t len, int prot,
 	os = ukcov__os(d->cb->flavor);
 	/* An undecided /dev/kcov has no buffer: every kernel refuses. */
 	rc = os ? os->mmap_check(d->cb, len, prot, flags, &off) : -EINVAL;
+	if (rc == 0 && os->mmap_fd_locked) {
+		rc = os->mmap_fd_locked(d->cb, fd);
+		fd = rc < 0 ? fd : rc;
+		rc = rc < 0 ? rc : 0;
+	}
 	ukcov__cb_unlock(d->cb);
 	if (rc < 0) {
 		errno = -rc;

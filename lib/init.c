@@ -101,6 +101,7 @@ static void fork_child(void)
 	/* The child keeps the common handle (Linux kcov_task_init copies
 	 * kcov_handle) but no section and no registration. */
 	ukcov__remote_fork_child();
+	ukcov__nb_fork_child();
 	ukcov__fdtab_after_fork_child();
 	ukcov__follow_after_fork_child();
 	ukcov__signals_after_fork_child();

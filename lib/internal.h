@@ -104,6 +104,11 @@ struct ukcov_cb {
 	uint64_t uniq_words;		/* [M] bitmap words while RUNNING in a
 					 * unique mode (KCOV_UNIQUE_ENABLE),
 					 * 0 otherwise */
+	/* NetBSD KCOV_IOC_REMOTE_ATTACH (lib/remote_netbsd.c): kd->remote,
+	 * named by its key so that every holder finds it. */
+	int32_t nb_attached;		/* [M] 1 while attached */
+	uint64_t nb_subsystem;		/* [M] the remote attached to */
+	uint64_t nb_id;			/* [M] */
 };
 
 /*
@@ -164,6 +169,10 @@ struct ukcov_thread {
 	struct ukcov_collector *remote_coll; /* KCOV_REMOTE_ENABLE owner */
 	struct ukcov_remote_tls *rt;	/* sections and cached areas */
 	int remote_busy;		/* inside the registry's locks */
+	/* NetBSD remote sections (lib/remote_netbsd.c); written by the
+	 * thread under ukcov__proc_lock. */
+	struct ukcov_nb_remote *nb_remote; /* entered remote (l_kcov), or NULL */
+	uint64_t nb_state;		/* its state word at the enter */
 };
 
 /*
@@ -317,6 +326,10 @@ struct ukcov_os {
 			  int flags, off_t *off);
 	/* The last fd of the descriptor is being closed (cb locked). */
 	void (*last_close_locked)(struct ukcov_desc *d);
+	/* Optional: the fd whose pages an mmap of fd maps (a NetBSD
+	 * descriptor attached to a remote maps the remote's), or -errno;
+	 * called after mmap_check succeeded, cb locked. */
+	int (*mmap_fd_locked)(const struct ukcov_cb *cb, int fd);
 };
 extern const struct ukcov_os ukcov__os_linux, ukcov__os_freebsd,
 	ukcov__os_netbsd, ukcov__os_openbsd;
@@ -423,6 +436,7 @@ int ukcov__registry_add(uint64_t handle, int fd, uint64_t ino, uint64_t gen);
 void ukcov__registry_remove(int fd, uint64_t gen);
 void ukcov__registry_remove_mine(void);
 int ukcov__registry_lookup(uint64_t handle, struct ukcov_reg_entry *out);
+int ukcov__registry_open(const struct ukcov_reg_entry *e);
 void ukcov__registry_after_fork_child(void);
 int ukcov__thread_has_kcov(const struct ukcov_thread *t);
 int ukcov__remote_reset_trace(struct ukcov_thread *t);
@@ -431,6 +445,19 @@ int ukcov__remote_attached_enable_locked(struct ukcov_desc *d, int fd,
 					 int mode);
 void ukcov__remote_attached_disable_locked(struct ukcov_desc *d);
 void ukcov__remote_detach_locked(struct ukcov_desc *d);
+
+/* ---- remote_netbsd.c: NetBSD's remotes (kcov_remote_register,
+ * _enter, _leave; KCOV_IOC_REMOTE_ATTACH, _DETACH) ---- */
+struct ukcov_nb_remote;
+#define UKCOV_NB_REMOTE_ENTRIES (256 << 10)	/* KCOV_BUF_MAX_ENTRIES */
+struct ukcov_nb_remote *ukcov__nb_find(uint64_t subsystem, uint64_t id);
+int ukcov__nb_enable_locked(struct ukcov_nb_remote *r, int mode);
+int ukcov__nb_disable_locked(struct ukcov_nb_remote *r);
+int ukcov__nb_fd(const struct ukcov_nb_remote *r);
+int ukcov__nb_alive(const struct ukcov_nb_remote *r);
+void ukcov__nb_rearm(struct ukcov_thread *t);
+void ukcov__nb_thread_exit(struct ukcov_thread *t);
+void ukcov__nb_fork_child(void);
 
 /* ---- modules.c (the tool's module table) ---- */
 void ukcov__modules_snapshot(void);

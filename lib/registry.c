@@ -364,3 +364,28 @@ void ukcov__registry_after_fork_child(void)
 	reg.fd = -1;
 	reg.state = 0;
 }
+
+/*
+ * Open what a registration names, through /proc/<pid>/fd/<n>: the
+ * kernel allows it only to a process that may ptrace-read the
+ * registrant (the same user), never to another user.  The fd must
+ * still be the registered file (its inode).  Returns a close-on-exec
+ * fd, or -1.
+ */
+int ukcov__registry_open(const struct ukcov_reg_entry *e)
+{
+	struct stat st;
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)e->pid,
+		 (int)e->fd);
+	fd = ukcov__real_open(path, O_RDWR | O_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) != 0 || (uint64_t)st.st_ino != e->ino) {
+		ukcov__real_close(fd);
+		return -1;
+	}
+	return fd;
+}

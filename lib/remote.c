@@ -143,12 +143,12 @@ static void busy_leave(struct ukcov_thread *t)
 	t->remote_busy--;
 }
 
-/* The thread records for itself or owns a remote collection: Linux's
- * kcov_mode_enabled(t->kcov_mode) for a task. */
+/* The thread records for itself, owns a remote collection or is inside
+ * a NetBSD remote: Linux's kcov_mode_enabled(t->kcov_mode) for a task. */
 static int thread_traces(const struct ukcov_thread *t)
 {
 	return t->owned != NULL || t->follow_area != NULL ||
-	       t->remote_coll != NULL;
+	       t->remote_coll != NULL || t->nb_remote != NULL;
 }
 
 static int thread_in_section(const struct ukcov_thread *t)
@@ -167,7 +167,8 @@ static int thread_in_section(const struct ukcov_thread *t)
  * itself or as a remote owner) or runs a section (kcov_start). */
 int ukcov__thread_has_kcov(const struct ukcov_thread *t)
 {
-	return t->owned != NULL || thread_in_section(t);
+	return t->owned != NULL || thread_in_section(t) ||
+	       t->nb_remote != NULL;	/* NetBSD section: l_kcov */
 }
 
 const struct ukcov_hot *ukcov__remote_section_hot(const struct ukcov_thread *t,
@@ -680,25 +681,17 @@ static int proxy_is(const struct ukcov_collector *c,
 	       c->ino == e->ino;
 }
 
-/* Open the collector's descriptor through /proc/<pid>/fd/<n>: the
- * kernel allows it to a process that may ptrace-read the collector
- * (the same user), never to another user.  The fd is closed once the
- * buffer and block are mapped. */
+/* Open the collector's descriptor (ukcov__registry_open: the same
+ * user only).  The fd is closed once the buffer and block are
+ * mapped. */
 static struct ukcov_collector *proxy_open(const struct ukcov_reg_entry *e)
 {
-	struct ukcov_collector *c;
-	struct stat st;
-	char path[64];
-	int fd;
+	struct ukcov_collector *c = NULL;
+	int fd = ukcov__registry_open(e);
 
-	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)e->pid,
-		 (int)e->fd);
-	fd = ukcov__real_open(path, O_RDWR | O_CLOEXEC, 0);
 	if (fd < 0)
 		return NULL;
-	c = NULL;
-	if (fstat(fd, &st) == 0 && (uint64_t)st.st_ino == e->ino &&
-	    ukcov__fd_looks_like_ukcov(fd) > 0 &&
+	if (ukcov__fd_looks_like_ukcov(fd) > 0 &&
 	    (c = map_anon(page_round(sizeof(*c)))) != NULL &&
 	    collector_map(c, fd) != 0) {
 		collector_free(c);

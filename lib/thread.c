@@ -109,6 +109,12 @@ void ukcov__thread_rearm_hot(struct ukcov_thread *t)
 		ukcov__thread_load_hot(t, sec);
 		return;
 	}
+	/* A NetBSD remote section: the remote's buffer, unless the remote
+	 * went off (remote_netbsd.c); NetBSD does not trace interrupts. */
+	if (t->nb_remote && t->sig_depth == 0) {
+		ukcov__nb_rearm(t);
+		return;
+	}
 	if (buf && t->sig_depth == 0) {
 		/* A unique mode appends after its bitmap (unique.c). */
 		uint64_t *area = ukcov__uniq_hot(t, buf);
@@ -258,6 +264,7 @@ void ukcov__thread_exit_locked(struct ukcov_thread *t)
 	}
 	/* A section still open is stopped (merged), the areas go. */
 	ukcov__remote_thread_exit(t);
+	ukcov__nb_thread_exit(t);
 	ukcov__thread_disarm(t);
 	if (t->follow_area)
 		ukcov__follow_flush_locked(t, 1);

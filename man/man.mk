@@ -18,7 +18,9 @@ MAN4_PAGES   := $(wildcard man/*.4)
 MAN7_PAGES   := $(wildcard man/*.7)
 MAN_LINT_DIR := $(B)/man-lint
 # Functions documented on another function's page: link.3:page.3.
-MAN3_LINKS   := ukcov_flavor.3:ukcov_open.3 ukcov_version.3:ukcov_open.3
+MAN3_LINKS   := ukcov_flavor.3:ukcov_open.3 ukcov_version.3:ukcov_open.3 \
+                ukcov_remote_enter.3:ukcov_remote_register.3 \
+                ukcov_remote_leave.3:ukcov_remote_register.3
 
 .PHONY: man-lint install-man
 man-lint:

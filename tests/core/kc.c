@@ -603,3 +603,29 @@ void fd_write(int fd, const void *src, size_t len, off_t off)
 {
 	CHECK_EQ(pwrite(fd, src, len, off), len);
 }
+
+/* stderr into a pipe for the duration of a step. */
+static int saved_stderr = -1, err_pipe[2];
+
+void capture_stderr_begin(void)
+{
+	pipe_ok(err_pipe);
+	saved_stderr = dup(2);
+	CHECK(saved_stderr >= 0);
+	CHECK_OK(dup2(err_pipe[1], 2));
+	close(err_pipe[1]);
+}
+
+void capture_stderr_end(char *msg, size_t size)
+{
+	ssize_t n;
+	size_t len = 0;
+
+	CHECK_OK(dup2(saved_stderr, 2));
+	close(saved_stderr);
+	while (len + 1 < size &&
+	       (n = read(err_pipe[0], msg + len, size - 1 - len)) > 0)
+		len += (size_t)n;
+	msg[len] = 0;
+	close(err_pipe[0]);
+}

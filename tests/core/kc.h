@@ -164,6 +164,11 @@ int wait_status(pid_t pid);
 int wait_zombie(pid_t pid);
 void expect_exit0(pid_t pid);
 
+/* stderr into a pipe from begin to end; end returns what was written
+ * (NUL-terminated, cut to size). */
+void capture_stderr_begin(void);
+void capture_stderr_end(char *msg, size_t size);
+
 /* Read/write the descriptor's bytes directly (it is a memfd): sees the
  * whole page, including what no flavor lets one map. */
 void fd_read(int fd, void *dst, size_t len, off_t off);

@@ -51,6 +51,7 @@ int main(int argc, char **argv)
 	register_fault_tests();
 	register_unique_tests();
 	register_remote_tests();
+	register_nbremote_tests();
 	register_owner_tests();
 	have |= target_has_cmp ? NEED_CMP : NEED_PCONLY;
 	have |= core_have_native ? NEED_NATIVE : 0;

@@ -172,31 +172,6 @@ __attribute__((noinline)) long remote_self_op(void *p)
 	return 0;
 }
 
-/* stderr into a pipe for the duration of a step. */
-static int saved_stderr = -1, err_pipe[2];
-
-static void capture_stderr_begin(void)
-{
-	pipe_ok(err_pipe);
-	saved_stderr = dup(2);
-	CHECK(saved_stderr >= 0);
-	CHECK_OK(dup2(err_pipe[1], 2));
-	close(err_pipe[1]);
-}
-
-static void capture_stderr_end(char *msg, size_t size)
-{
-	ssize_t n;
-	size_t len = 0;
-
-	CHECK_OK(dup2(saved_stderr, 2));
-	close(saved_stderr);
-	while (len + 1 < size &&
-	       (n = read(err_pipe[0], msg + len, size - 1 - len)) > 0)
-		len += (size_t)n;
-	msg[len] = 0;
-	close(err_pipe[0]);
-}
 
 /* Exactly one "ukcov:" line, naming the handle, the place and why. */
 static void expect_one_report(const char *msg, const char *handle,

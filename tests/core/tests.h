@@ -20,6 +20,7 @@ void register_signal_tests(void);
 void register_fault_tests(void);
 void register_unique_tests(void);
 void register_remote_tests(void);
+void register_nbremote_tests(void);
 void register_owner_tests(void);
 
 /* t_exec.c: the image an exec test runs (argv[1] == "--exec-target"). */
