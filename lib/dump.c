@@ -23,6 +23,20 @@ struct module_set {
 	size_t n, cap;
 };
 
+static struct module *module_add(struct module_set *set)
+{
+	if (set->n == set->cap) {
+		size_t cap = set->cap ? 2 * set->cap : 16;
+		struct module *nm = realloc(set->m, cap * sizeof(*nm));
+
+		if (!nm)
+			return NULL;
+		set->m = nm;
+		set->cap = cap;
+	}
+	return &set->m[set->n++];
+}
+
 /* One module per loaded object: the hull of its executable segments. */
 static int collect_module(struct dl_phdr_info *info, size_t size, void *arg)
 {
@@ -43,15 +57,6 @@ static int collect_module(struct dl_phdr_info *info, size_t size, void *arg)
 	}
 	if (lo >= hi)
 		return 0;
-	if (set->n == set->cap) {
-		size_t cap = set->cap ? 2 * set->cap : 16;
-		struct module *nm = realloc(set->m, cap * sizeof(*nm));
-
-		if (!nm)
-			return 1;
-		set->m = nm;
-		set->cap = cap;
-	}
 	put_build_id(&l, info);
 	put(&l, " ", 1);
 	put_hex(&l, info->dlpi_addr);
@@ -63,7 +68,9 @@ static int collect_module(struct dl_phdr_info *info, size_t size, void *arg)
 	put_path(&l, object_path(info, exe, sizeof(exe)));
 	if (l.n >= sizeof(l.buf))
 		return 0;	/* a path too long to describe */
-	m = &set->m[set->n++];
+	m = module_add(set);
+	if (!m)
+		return 1;
 	memcpy(m->line, l.buf, l.n);
 	m->len = l.n;
 	m->lo = lo;
@@ -72,6 +79,134 @@ static int collect_module(struct dl_phdr_info *info, size_t size, void *arg)
 	return 0;
 }
 
+/* ---- the module tables of the processes that fed this one ---- */
+
+/* A lowercase hex field of at most 16 digits and the space after it. */
+static int hex_word(const char **p, const char *end, uint64_t *v)
+{
+	const char *s = *p;
+	int digits = 0;
+
+	*v = 0;
+	for (; s < end && *s != ' '; s++, digits++) {
+		int d = *s >= '0' && *s <= '9' ? *s - '0' :
+			*s >= 'a' && *s <= 'f' ? *s - 'a' + 10 : -1;
+
+		if (d < 0 || digits == 16)
+			return 0;
+		*v = *v << 4 | (uint64_t)d;
+	}
+	if (!digits || s == end)
+		return 0;
+	*p = s + 1;
+	return 1;
+}
+
+/* The build-id field: hex digits or "-", and the space after it. */
+static int build_id_word(const char **p, const char *end)
+{
+	const char *s = *p;
+
+	if (s < end && *s == '-') {
+		s++;
+	} else {
+		for (; s < end && ((*s >= '0' && *s <= '9') ||
+				   (*s >= 'a' && *s <= 'f')); s++)
+			;
+		if (s == *p || (s - *p) % 2)
+			return 0;
+	}
+	if (s == end || *s != ' ')
+		return 0;
+	*p = s + 1;
+	return 1;
+}
+
+/* Already described: the same object (build-id and load bias) with a
+ * range covering lo..hi.  The caller's own modules are the hulls of
+ * their segments; a fork child feeds the same segments again.  Objects
+ * without a build-id compare by their whole line. */
+static int module_known(const struct module_set *set, const char *line,
+			size_t idlen, size_t len, uint64_t bias, uint64_t lo,
+			uint64_t hi)
+{
+	for (size_t i = 0; i < set->n; i++) {
+		const struct module *m = &set->m[i];
+
+		if (line[0] == '-' ? m->len == len &&
+				     memcmp(m->line, line, len) == 0
+				   : m->bias == bias && lo >= m->lo &&
+				     hi <= m->hi && m->len > idlen &&
+				     memcmp(m->line, line, idlen + 1) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* One "M <pid> <build-id|-> <bias> <start> <end> <path>" line
+ * (docs/FORMATS.md §4) as a module, unless known.  The lines come from
+ * other processes of the user: one that does not parse is skipped. */
+static int feeder_line(struct module_set *set, const char *s, const char *end)
+{
+	const char *line, *id_end;
+	uint64_t pid, bias, lo, hi;
+	struct module *m;
+	size_t len;
+
+	if (end - s < 2 || s[0] != 'M' || s[1] != ' ')
+		return 0;
+	s += 2;
+	for (pid = 0; s < end && *s >= '0' && *s <= '9'; s++)
+		pid = pid * 10 + (uint64_t)(*s - '0');
+	if (s == end || *s++ != ' ')
+		return 0;
+	line = s;
+	if (!build_id_word(&s, end))
+		return 0;
+	id_end = s - 1;
+	if (!hex_word(&s, end, &bias) || !hex_word(&s, end, &lo) ||
+	    !hex_word(&s, end, &hi) || lo >= hi || s == end)
+		return 0;
+	for (const char *c = s; c < end; c++)
+		if ((unsigned char)*c < 0x20)
+			return 0;
+	len = (size_t)(end - line);
+	if (len >= LINE_MAX_BYTES ||
+	    module_known(set, line, (size_t)(id_end - line), len, bias, lo, hi))
+		return 0;
+	m = module_add(set);
+	if (!m)
+		return -1;
+	memcpy(m->line, line, len);
+	m->len = len;
+	m->bias = bias;
+	m->lo = lo;
+	m->hi = hi;
+	return 0;
+}
+
+/* After the caller's own modules: every module of the processes that
+ * fed its remote collections (lib/feeders.c), each object once. */
+static int collect_feeders(struct module_set *set)
+{
+	char *buf, *s, *nl;
+	size_t len;
+	int rc = 0;
+
+	if (ukcov__feeders_read(&buf, &len) != 0)
+		return -1;
+	for (s = buf; s && s < buf + len && rc == 0; s = nl + 1) {
+		nl = memchr(s, '\n', (size_t)(buf + len - s));
+		if (!nl)
+			break;	/* a line still being written */
+		rc = feeder_line(set, s, nl);
+	}
+	free(buf);
+	return rc;
+}
+
+/* The first module that holds addr: the caller's own before the
+ * feeders', whose address spaces may overlap it. */
 static int module_of(const struct module_set *set, uint64_t addr)
 {
 	for (size_t i = 0; i < set->n; i++)
@@ -108,6 +243,13 @@ static int write_modules(struct line *l, const struct module_set *set)
 	return 0;
 }
 
+/* pc belongs to module m: the first one that holds it. */
+static int pc_of_module(const struct module_set *set, size_t m, uint64_t pc)
+{
+	return pc >= set->m[m].lo && pc < set->m[m].hi &&
+	       module_of(set, pc) == (int)m;
+}
+
 /* PCs are return addresses; the dump holds return address - 1 as
  * module offsets, as a set per module. */
 static int write_pcs(struct line *l, const struct module_set *set,
@@ -126,13 +268,10 @@ static int write_pcs(struct line *l, const struct module_set *set,
 		if (u == 0 || pcs[i] != pcs[u - 1])
 			pcs[u++] = pcs[i];
 	for (size_t m = 0; m < set->n && rc == 0; m++) {
-		uint64_t first = u, count = 0;
+		uint64_t count = 0;
 
-		for (k = 0; k < u; k++) {
-			if (pcs[k] >= set->m[m].lo && pcs[k] < set->m[m].hi) {
-				first = count++ ? first : k;
-			}
-		}
+		for (k = 0; k < u; k++)
+			count += (uint64_t)pc_of_module(set, m, pcs[k]);
 		if (!count)
 			continue;
 		l->n = 0;
@@ -141,7 +280,9 @@ static int write_pcs(struct line *l, const struct module_set *set,
 		put(l, " ", 1);
 		put_dec(l, (unsigned)count);
 		rc = put_end(l);
-		for (k = first; k < first + count && rc == 0; k++) {
+		for (k = 0; k < u && rc == 0; k++) {
+			if (!pc_of_module(set, m, pcs[k]))
+				continue;
 			l->n = 0;
 			put_hex(l, pcs[k] - set->m[m].bias);
 			rc = put_end(l);
@@ -196,7 +337,8 @@ UKCOV_EXPORT int ukcov_dump(int out_fd, const uint64_t *buffer,
 	cap = mode == UKCOV_DUMP_PC ? entries - 1 : (entries - 1) / 4;
 	n = __atomic_load_n(&buffer[0], __ATOMIC_ACQUIRE);
 	n = n < cap ? n : cap;
-	if (dl_iterate_phdr(collect_module, &set) != 0) {
+	if (dl_iterate_phdr(collect_module, &set) != 0 ||
+	    collect_feeders(&set) != 0) {
 		free(set.m);
 		errno = ENOMEM;
 		return -1;

@@ -101,6 +101,8 @@ struct ukcov_cb {
 					 * collection append their module
 					 * tables ($UKCOV_REMOTE_MODULES of
 					 * the collector), or "" */
+	uint64_t remote_modules_ino;	/* [M] the inode there, checked by
+					 * feeders, or 0 for a named file */
 	uint64_t uniq_words;		/* [M] bitmap words while RUNNING in a
 					 * unique mode (KCOV_UNIQUE_ENABLE),
 					 * 0 otherwise */
@@ -461,6 +463,10 @@ void ukcov__nb_fork_child(void);
 
 /* ---- modules.c (the tool's module table) ---- */
 void ukcov__modules_snapshot(void);
-void ukcov__modules_snapshot_to(const char *path);
+void ukcov__modules_snapshot_to(const char *path, uint64_t ino);
+
+/* ---- feeders.c (module tables of the processes feeding us) ---- */
+void ukcov__feeders_publish(struct ukcov_cb *cb);
+int ukcov__feeders_read(char **out, size_t *len);
 
 #endif /* UKCOV_INTERNAL_H */

@@ -22,6 +22,7 @@
 #include <link.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 void put(struct line *l, const char *s, size_t n)
@@ -172,22 +173,27 @@ int put_end(struct line *l)
 
 void ukcov__modules_snapshot(void)
 {
-	ukcov__modules_snapshot_to(getenv("UKCOV_MODULES"));
+	ukcov__modules_snapshot_to(getenv("UKCOV_MODULES"), 0);
 }
 
 /* The same into path: a remote collector's table of its feeders
- * (remote.c).  O_APPEND without O_CREAT: the collector made it. */
-void ukcov__modules_snapshot_to(const char *path)
+ * (remote.c).  With ino != 0 the path is a collector's feeders memfd
+ * (feeders.c), and a file with another inode (the collector closed the
+ * memfd and reused the number) is left alone. */
+void ukcov__modules_snapshot_to(const char *path, uint64_t ino)
 {
+	struct stat st;
 	struct line l;
 
 	if (!path || !*path)
 		return;
-	l.fd = ukcov__real_open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC,
-				0600);
+	l.fd = ukcov__real_open(path, O_WRONLY | O_APPEND | O_CLOEXEC |
+				(ino ? 0 : O_CREAT), 0600);
 	if (l.fd < 0)
 		return;
-	l.pid = (int)getpid();
-	dl_iterate_phdr(snapshot_object, &l);
+	if (!ino || (fstat(l.fd, &st) == 0 && (uint64_t)st.st_ino == ino)) {
+		l.pid = (int)getpid();
+		dl_iterate_phdr(snapshot_object, &l);
+	}
 	ukcov__real_close(l.fd);
 }

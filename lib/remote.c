@@ -38,6 +38,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <link.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,6 +75,12 @@ struct ukcov_collector {
 	int32_t pid;
 	uint64_t start, ino, gen;
 	uint64_t modules_gen;		/* [R] generation our table went to */
+	/* [R] where this generation wants our table, read with the
+	 * generation, and what we last sent there. */
+	char modules_path[sizeof(((struct ukcov_cb *)0)->remote_modules)];
+	uint64_t modules_ino;
+	char sent_path[sizeof(((struct ukcov_cb *)0)->remote_modules)];
+	uint64_t sent_ino, sent_loads;
 };
 
 struct reg_entry {
@@ -448,16 +455,23 @@ static int remote_enable_check(const struct ukcov_desc *d,
 
 /* $UKCOV_REMOTE_MODULES: the file where the processes that feed this
  * collection append their module tables (ukcov run --remote), so that
- * their PCs can be symbolized; too long a path is not used. */
+ * their PCs can be symbolized; too long a path is not used.  Without
+ * it they go to this process's feeders memfd, which ukcov_dump()
+ * reads (feeders.c). */
 static void remote_modules_path(struct ukcov_cb *cb)
 {
 	const char *p = getenv("UKCOV_REMOTE_MODULES");
 	size_t n = p ? strlen(p) : 0;
 
+	if (!p || !*p) {
+		ukcov__feeders_publish(cb);
+		return;
+	}
 	if (n >= sizeof(cb->remote_modules))
 		n = 0;
-	memcpy(cb->remote_modules, p ? p : "", n);
+	memcpy(cb->remote_modules, p, n);
 	cb->remote_modules[n] = 0;
+	cb->remote_modules_ino = 0;
 }
 
 /*
@@ -748,26 +762,51 @@ static int proxy_refresh(struct ukcov_collector *c, uint64_t gen)
 		c->mode = c->cb->remote_mode;
 		c->area_words = c->cb->remote_area;
 		c->gen = gen;
+		memcpy(c->modules_path, c->cb->remote_modules,
+		       sizeof(c->modules_path));
+		c->modules_path[sizeof(c->modules_path) - 1] = 0;
+		c->modules_ino = c->cb->remote_modules_ino;
 	}
 	ukcov__cb_unlock(c->cb);
 	return ok;
 }
 
+/* dlpi_adds + dlpi_subs: changes whenever an object is loaded or
+ * unloaded, so a table sent earlier is still ours while it holds. */
+static int loader_count_of(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	uint64_t *count = arg;
+
+	if (size >= offsetof(struct dl_phdr_info, dlpi_subs) +
+		    sizeof(info->dlpi_subs))
+		*count = (uint64_t)info->dlpi_adds + (uint64_t)info->dlpi_subs;
+	return 1;
+}
+
 /* Once per collection this process feeds: its module table goes where
  * the collector asked, so the collector's tool can symbolize our PCs.
+ * A collector that re-enables keeps its feeders memfd: the same table
+ * is not appended again while nothing was loaded or unloaded, so the
+ * memfd of a collector that re-enables per request stays small.
  * Not from a signal handler (dl_iterate_phdr takes the loader's lock):
  * the next section outside one sends it.  Called with reg_lock held. */
 static void proxy_send_modules(const struct ukcov_thread *t,
 			       struct ukcov_collector *c)
 {
-	char path[sizeof(c->cb->remote_modules)];
+	uint64_t loads = 0;
 
 	if (c->modules_gen == c->gen || t->sig_depth > 0)
 		return;
 	c->modules_gen = c->gen;
-	memcpy(path, c->cb->remote_modules, sizeof(path));
-	path[sizeof(path) - 1] = 0;
-	ukcov__modules_snapshot_to(path);
+	dl_iterate_phdr(loader_count_of, &loads);
+	if (c->modules_ino && c->modules_ino == c->sent_ino &&
+	    loads == c->sent_loads &&
+	    strcmp(c->modules_path, c->sent_path) == 0)
+		return;
+	ukcov__modules_snapshot_to(c->modules_path, c->modules_ino);
+	memcpy(c->sent_path, c->modules_path, sizeof(c->sent_path));
+	c->sent_ino = c->modules_ino;
+	c->sent_loads = loads;
 }
 
 /* Take a reference on the collector of handle, or NULL: this process's

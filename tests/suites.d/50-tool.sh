@@ -304,6 +304,47 @@ if wait_port "$T/port2" && (cd "$T" && ./remote --collect port2) >"$T/c.txt" 2>&
 else
 	kill $srv 2>/dev/null; bad "direct remote collection" "$T/c.txt"
 fi
+# ukcov_dump() of a collector carries the module tables of the processes
+# that fed it (issue 7 item 4): a server and a collector built from
+# different code (other build-ids), and a fork child of the collector
+# whose table is the collector's own (described once).
+L_SRV=$(grep -n '^NOINLINE void rw_server' "$SRC/remote.c" | cut -d: -f1)
+L_CHILD=$(grep -n '^NOINLINE void rw_child' "$SRC/remote.c" | cut -d: -f1)
+for cc in gcc clang; do
+	(cd "$T" && UKCOV_CC=$cc "$CC_W" -O1 "$SRC/remote.c" -lpthread -o srv_$cc &&
+	 UKCOV_CC=$cc "$CC_W" -O1 -DCOLLECTOR "$SRC/remote.c" -lpthread -o col_$cc) >"$T/out" 2>&1 ||
+		bad "$cc: feeder dump fixtures build" "$T/out"
+	(cd "$T" && exec ./srv_$cc --serve portd_$cc) & srv=$!
+	if wait_port "$T/portd_$cc" && (cd "$T" && ./col_$cc --collect portd_$cc fd_$cc.dump) >"$T/c.txt" 2>&1 &&
+	   wait $srv; then
+		"$U" print --lines "$T/fd_$cc.dump" >"$T/fl.txt" 2>&1
+		"$U" covered-functions "$T/fd_$cc.dump" "$T/srv_$cc" >"$T/fs.txt" 2>&1
+		"$U" report "$T/fd_$cc.dump" >"$T/fr.html" 2>&1
+		# Every PC symbolized exactly: the server's in rw_server, the
+		# fork child's in rw_child, nothing unknown.
+		if grep -q "^srv_$cc+0x[0-9a-f]* rw_server $SRC/remote.c:$L_SRV\(:[0-9]*\)\?\$" "$T/fl.txt" &&
+		   grep -q "^col_$cc+0x[0-9a-f]* rw_child $SRC/remote.c:$L_CHILD\(:[0-9]*\)\?\$" "$T/fl.txt" &&
+		   ! grep -v -e "^srv_$cc+0x[0-9a-f]* rw_server $SRC/remote.c:$L_SRV\(:[0-9]*\)\?\$" \
+			     -e "^col_$cc+0x[0-9a-f]* rw_child $SRC/remote.c:$L_CHILD\(:[0-9]*\)\?\$" "$T/fl.txt" >/dev/null &&
+		   [ "$(cat "$T/fs.txt")" = "$SRC/remote.c:$L_CHILD rw_child
+$SRC/remote.c:$L_SRV rw_server" ]; then
+			ok "$cc: ukcov_dump() of a collector symbolizes the server's rw_server (line $L_SRV) and its fork child's rw_child"
+		else
+			bad "$cc: ukcov_dump() with the feeders' modules" "$T/fl.txt"
+		fi
+		[ "$(grep -c "^module [0-9]* [0-9a-f]* [0-9a-f]* [0-9a-f]* [0-9a-f]* $T/srv_$cc\$" "$T/fd_$cc.dump")" = 1 ] &&
+		[ "$(grep -c "^module [0-9]* [0-9a-f]* [0-9a-f]* [0-9a-f]* [0-9a-f]* $T/col_$cc\$" "$T/fd_$cc.dump")" = 1 ] &&
+			ok "$cc: ukcov_dump(): the server's module once, the collector's once (its fork child's table deduplicated)" ||
+			bad "$cc: feeder modules deduplicated" "$T/fd_$cc.dump"
+		# The report adds up both executables' points of remote.c.
+		grep -q "<td>rw_server</td><td class=n>$L_SRV</td><td class=n>[1-9][0-9]*/" "$T/fr.html" &&
+		grep -q "<td>rw_common</td><td class=n>[0-9]*</td><td class=n>0/" "$T/fr.html" &&
+			ok "$cc: report of the collector's dump covers the server's rw_server" ||
+			bad "$cc: report of the feeders' dump" "$T/fr.html"
+	else
+		kill $srv 2>/dev/null; bad "$cc: collector with ukcov_dump()" "$T/c.txt"
+	fi
+done
 expect "--remote bad list" 2 "ukcov: error: run: --remote 1,x: not a list of handles" "$U" run --remote 1,x -- true
 expect "--common without --remote" 2 "ukcov: error: run: --common goes with --remote HANDLE[,HANDLE...]" "$U" run --common -- true
 expect "--remote with a bad handle" 1 "ukcov: error: KCOV_REMOTE_ENABLE: Invalid argument" "$U" run --remote 0x100 -- true

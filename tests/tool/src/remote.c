@@ -15,6 +15,14 @@
  *                           descriptor, KCOV_REMOTE_ENABLE with the
  *                           common handle, one request; every PC it gets
  *                           must lie in the server's rw_server
+ *   remote --collect FILE OUT  the same, then a fork child runs
+ *                           rw_child in a section for the inherited
+ *                           common handle, then ukcov_dump() into OUT:
+ *                           the dump must carry the server's module
+ *                           table (built with -DCOLLECTOR, the
+ *                           collector is another executable, with
+ *                           another build-id, than the server) and
+ *                           the collector's own once
  *
  * Only code inside sections is recorded: main_only never is.
  */
@@ -132,8 +140,38 @@ static int ask(const char *file)
 	return ask_handle(file, ukcov_common_handle(), &fn);
 }
 
-/* Collect the server's coverage of our request directly. */
-static int collect(const char *file)
+#ifdef COLLECTOR
+/* Only in the collector: its code and build-id differ from the
+ * server's. */
+NOINLINE void collector_only(int x) { sink = x * 5; }
+#endif
+
+/* A fork child feeds the collection from another process with the
+ * same modules at the same addresses, then the buffer is dumped. */
+static int dump_to(const char *out, const uint64_t *cover)
+{
+	FILE *f;
+	pid_t pid = fork();
+	int st;
+
+	if (pid == 0) {
+		ukcov_remote_start(ukcov_common_handle());
+		rw_child(3);
+		ukcov_remote_stop();
+		_exit(0);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || st != 0)
+		return perror("fork child"), 1;
+	f = fopen(out, "w");
+	if (!f || ukcov_dump(fileno(f), cover, 4096, UKCOV_DUMP_PC) != 0 ||
+	    fclose(f) != 0)
+		return perror(out), 1;
+	return 0;
+}
+
+/* Collect the server's coverage of our request directly; with out,
+ * dump it there. */
+static int collect(const char *file, const char *out)
 {
 	uint64_t raw[3] = { 0 }, *cover, fn, n, i;
 	struct kcov_remote_arg *arg = (struct kcov_remote_arg *)raw;
@@ -159,6 +197,8 @@ static int collect(const char *file)
 				       (unsigned long long)cover[1 + i]), 1;
 	printf("collected %llu PCs of the server's rw_server\n",
 	       (unsigned long long)n);
+	if (out && dump_to(out, cover))
+		return 1;
 	return n > 0 ? 0 : 1;
 }
 
@@ -169,6 +209,8 @@ int main(int argc, char **argv)
 	if (argc == 3 && strcmp(argv[1], "--ask") == 0)
 		return ask(argv[2]);
 	if (argc == 3 && strcmp(argv[1], "--collect") == 0)
-		return collect(argv[2]);
+		return collect(argv[2], NULL);
+	if (argc == 4 && strcmp(argv[1], "--collect") == 0)
+		return collect(argv[2], argv[3]);
 	return client(argc);
 }
