@@ -1249,6 +1249,201 @@ static void t_xproc_killed_collector(const struct kc *k)
 	actor_stop(o);
 }
 
+/* ---- stress across processes: collector processes killed mid-section ---- */
+
+#define SK_WORKERS 4
+#define SK_SECTIONS 5000		/* per worker */
+#define SK_ENTRIES (64 * 1024ULL)
+#define SK_SECONDS 30			/* the bound, deadlocks included */
+
+/* Handles 0x11 and 0x12 belong to collector processes that live to the
+ * end (target_leaf, target_leaf2); 0x13 (target_leaf3) to collector
+ * process A, killed at a third of the run, then to B, which reclaims
+ * A's registration while the workers run and is killed at two thirds. */
+#define SK_H(c) USB(0x11 + (uint64_t)(c))
+
+static void (*const sk_fn[3])(void) = {
+	target_leaf, target_leaf2, target_leaf3,
+};
+
+static int sk_progress;		/* atomic: sections done by all workers */
+
+struct sk_worker {
+	int id;
+	uint64_t sent[2];		/* records sent to the survivors */
+};
+
+/* Section j of worker w goes to collector (w + j) % 3 with 1..3 PCs of
+ * its function; every 61st forks a child whose section of 5 PCs goes
+ * through the machine's registry as well. */
+static void *sk_worker_main(void *p)
+{
+	struct sk_worker *w = p;
+	int j, c;
+	unsigned n;
+
+	for (j = 0; j < SK_SECTIONS; j++) {
+		c = (w->id + j) % 3;
+		n = 1 + (unsigned)j % 3;
+		ukcov_remote_start(SK_H(c));
+		call_n(sk_fn[c], n);
+		ukcov_remote_stop();
+		if (c < 2)
+			w->sent[c] += n;
+		if (j % 61 == 0) {
+			pid_t pid = fork();
+
+			if (pid == 0) {
+				ukcov_remote_start(SK_H(c));
+				call_n(sk_fn[c], 5);
+				ukcov_remote_stop();
+				_exit(0);
+			}
+			if (pid < 0 || wait_status(pid) != 0)
+				FAIL("fork child: %d", pid);
+			if (c < 2)
+				w->sent[c] += 5;
+		}
+		__atomic_add_fetch(&sk_progress, 1, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+/* A collector process for h on fd, alive until told (or killed). */
+static void sk_collector(const struct kc *k, int fd, uint64_t h,
+			 struct peer *p)
+{
+	if (peer_fork(p) == 0)
+		collector_child(k, fd, h, p);
+	peer_wait(p);
+}
+
+/* Once the workers have done `at` sections: open a section for handle
+ * 0x13 here, kill its collector process with SIGKILL inside it, reap
+ * it, close the section (its coverage is lost, nothing else). */
+static void sk_kill_at(int at, const struct peer *victim)
+{
+	while (__atomic_load_n(&sk_progress, __ATOMIC_RELAXED) < at)
+		usleep(1000);
+	ukcov_remote_start(SK_H(2));
+	call_n(target_leaf3, 2);
+	CHECK_OK(kill(victim->pid, SIGKILL));
+	CHECK(WIFSIGNALED(wait_status(victim->pid)));
+	ukcov_remote_stop();
+}
+
+/* A collector's buffer after the run: want records (or at most
+ * SK_ENTRIES - 1 when want is ~0: a killed collector), each a PC of
+ * fn, and nothing written past the count. */
+static void sk_expect_buffer(const char *who, const uint64_t *buf,
+			     uint64_t want, void (*fn)(void))
+{
+	uint64_t n = rec_count(buf), x;
+
+	if (want != ~0ULL)
+		CHECK_EQ(n, want);
+	else if (n > SK_ENTRIES - 1)
+		FAIL("%s: count %llu beyond the buffer", who,
+		     (unsigned long long)n);
+	expect_pcs_in(buf, 0, n < SK_ENTRIES ? n : 0, (const void *)fn);
+	for (x = n + 1; x < SK_ENTRIES; x++)
+		if (buf[x] != 0)
+			FAIL("%s: word %llu written past the count %llu", who,
+			     (unsigned long long)x, (unsigned long long)n);
+}
+
+/* The registry holds no slot for handle h: no registration leaked. */
+static void sk_expect_unregistered(uint64_t h)
+{
+	/* registry.c's file: a 64-byte header, then slots of five
+	 * 8-byte words whose first is the handle. */
+	const char *path = getenv("UKCOV_REGISTRY");
+	int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	struct stat st;
+	uint64_t *f;
+	size_t i, nslots;
+
+	CHECK(fd >= 0);
+	CHECK_OK(fstat(fd, &st));
+	f = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	CHECK(f != MAP_FAILED);
+	nslots = ((size_t)st.st_size - 64) / 40;
+	for (i = 0; i < nslots; i++)
+		if (f[8 + 5 * i] == h)
+			FAIL("handle 0x%llx still registered (slot %zu, pid "
+			     "%d)", (unsigned long long)h, i,
+			     (int)(int32_t)f[8 + 5 * i + 1]);
+	munmap(f, (size_t)st.st_size);
+	close(fd);
+}
+
+/*
+ * N collector processes x M worker threads x many sections, workers
+ * forking, collector processes killed with SIGKILL mid-section (issue
+ * 7 item 7).  Bounded by SK_SECONDS (alarm: a deadlock kills the test
+ * binary).  Checks: each survivor holds exactly its requests' records,
+ * PC by PC, and nothing past its count; a killed collector's buffer
+ * holds only its own function's PCs and nothing past its count; after
+ * the run no handle is left in the registry and every handle, the
+ * killed ones included, can be REMOTE_ENABLE'd again.
+ */
+static void t_stress_kill(const struct kc *k)
+{
+	struct sk_worker w[SK_WORKERS];
+	pthread_t th[SK_WORKERS];
+	struct peer surv[2], a, b;
+	uint64_t *buf[2], *abuf, *bbuf, want[2] = { 0, 0 };
+	int fd[2], afd, bfd, c, i;
+
+	alarm(SK_SECONDS);
+	__atomic_store_n(&sk_progress, 0, __ATOMIC_RELAXED);
+	memset(w, 0, sizeof(w));
+	for (c = 0; c < 2; c++) {
+		fd[c] = kc_setup(k, SK_ENTRIES, &buf[c]);
+		sk_collector(k, fd[c], SK_H(c), &surv[c]);
+	}
+	afd = kc_setup(k, SK_ENTRIES, &abuf);
+	bfd = kc_setup(k, SK_ENTRIES, &bbuf);
+	sk_collector(k, afd, SK_H(2), &a);
+	for (i = 0; i < SK_WORKERS; i++) {
+		w[i].id = i;
+		CHECK_EQ(pthread_create(&th[i], NULL, sk_worker_main, &w[i]),
+			 0);
+	}
+	sk_kill_at(SK_WORKERS * SK_SECTIONS / 3, &a);
+	/* B takes over A's dead registration while sections run. */
+	sk_collector(k, bfd, SK_H(2), &b);
+	sk_kill_at(2 * SK_WORKERS * SK_SECTIONS / 3, &b);
+	for (i = 0; i < SK_WORKERS; i++) {
+		CHECK_EQ(pthread_join(th[i], NULL), 0);
+		for (c = 0; c < 2; c++)
+			want[c] += w[i].sent[c];
+	}
+	sk_expect_buffer("survivor 0x11", buf[0], want[0], sk_fn[0]);
+	sk_expect_buffer("survivor 0x12", buf[1], want[1], sk_fn[1]);
+	sk_expect_buffer("killed A", abuf, ~0ULL, sk_fn[2]);
+	sk_expect_buffer("killed B", bbuf, ~0ULL, sk_fn[2]);
+	for (c = 0; c < 2; c++) {
+		CHECK_EQ(kc_dropped(k, fd[c]), 0);
+		peer_tell(&surv[c]);	/* disable and exit */
+		expect_exit0(surv[c].pid);
+	}
+	/* Every handle registers again, here, and records. */
+	for (c = 0; c < 3; c++) {
+		uint64_t *nbuf;
+		int nfd = kc_setup(k, KC_ENTRIES, &nbuf);
+
+		CHECK_OK(remote_enable1(k, nfd, SK_H(c)));
+		section_on_thread(SK_H(c), sk_fn[c], 2);
+		expect_only_pcs(nbuf, 2, (const void *)sk_fn[c]);
+		kc_disable_ok(k, nfd);
+		CHECK_OK(close(nfd));
+	}
+	for (c = 0; c < 3; c++)
+		sk_expect_unregistered(SK_H(c));
+	alarm(0);
+}
+
 /* Another user can neither read nor write a collector's buffer: the
  * kernel refuses /proc/<pid>/fd/<n> and the registry file; its
  * sections reach nothing.  A same-user child is the control. */
@@ -1502,6 +1697,7 @@ void register_remote_tests(void)
 		{ "remote.xproc_fork_child", t_xproc_fork_child, 0, 0 },
 		{ "remote.xproc_eexist", t_xproc_eexist, 0, 0 },
 		{ "remote.xproc_killed_collector", t_xproc_killed_collector, 0, 0 },
+		{ "remote.stress_kill", t_stress_kill, 0, 0 },
 		{ "remote.xproc_other_user", t_xproc_other_user, 0, 0 },
 		{ "remote.registry_mode", t_registry_mode, 0, 0 },
 		{ "remote.registry_truncated", t_registry_truncated, 0, 0 },
