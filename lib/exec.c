@@ -101,6 +101,7 @@ static void unmark_exec(struct ukcov_desc *d)
 
 static void exec_prepare(void)
 {
+	ukcov__nb_exec_prepare();
 	if (!__ukcov_thread.owned)
 		return;
 	pthread_mutex_lock(&ukcov__proc_lock);
@@ -113,6 +114,7 @@ static void exec_failed(void)
 	struct ukcov_desc *d;
 	int fd;
 
+	ukcov__nb_exec_failed();
 	if (!__ukcov_thread.owned)
 		return;
 	pthread_mutex_lock(&ukcov__proc_lock);

@@ -460,6 +460,8 @@ int ukcov__nb_alive(const struct ukcov_nb_remote *r);
 void ukcov__nb_rearm(struct ukcov_thread *t);
 void ukcov__nb_thread_exit(struct ukcov_thread *t);
 void ukcov__nb_fork_child(void);
+void ukcov__nb_exec_prepare(void);
+void ukcov__nb_exec_failed(void);
 
 /* ---- modules.c (the tool's module table) ---- */
 void ukcov__modules_snapshot(void);

@@ -82,7 +82,8 @@ struct ukcov_nb_remote {
 	int fd;				/* [I] the memfd, close-on-exec */
 	int local;			/* [I] registered by this process
 					 * (or its parent before a fork) */
-	int32_t pid;			/* [I] proxies: the registrant */
+	int32_t pid;			/* [I] the registrant (for a local
+					 * one, a parent before a fork) */
 	uint64_t start, ino;		/* [I] proxies */
 	int stale;			/* [N] proxy no longer registered */
 	struct ukcov_thread *holder_t;	/* [P] this process's thread inside */
@@ -220,6 +221,7 @@ static struct ukcov_nb_remote *nb_create(uint64_t s, uint64_t id)
 		return NULL;
 	}
 	r->local = 1;
+	r->pid = (int32_t)getpid();
 	r->pg->subsystem = s;
 	r->pg->id = id;
 	__atomic_store_n(&r->pg->magic, NB_MAGIC, __ATOMIC_RELEASE);
@@ -586,6 +588,38 @@ void ukcov__nb_thread_exit(struct ukcov_thread *t)
 			;
 	}
 	nb_section_end_locked(t);
+}
+
+/* Register every remote of this process in the machine's registry
+ * (add) or take them out (remove). */
+static void nb_registry_all(int add)
+{
+	struct ukcov_nb_remote *r;
+	struct stat st;
+
+	for (r = __atomic_load_n(&nb_list, __ATOMIC_ACQUIRE); r; r = r->next) {
+		if (!r->local || r->pid != (int32_t)getpid())
+			continue;	/* a proxy, or the parent's */
+		if (!add)
+			ukcov__registry_remove(r->fd, 0);
+		else if (fstat(r->fd, &st) == 0)
+			(void)ukcov__registry_add(nb_key(r->pg->subsystem,
+							 r->pg->id),
+						  r->fd, (uint64_t)st.st_ino, 0);
+	}
+}
+
+/* exec ends the image that holds the remotes (their memfds are
+ * close-on-exec): its registrations go first, so that the new image
+ * may register the same remotes; a failed exec puts them back. */
+void ukcov__nb_exec_prepare(void)
+{
+	nb_registry_all(0);
+}
+
+void ukcov__nb_exec_failed(void)
+{
+	nb_registry_all(1);
 }
 
 /* The child of fork is a new LWP: no section (l_kcov NULL).  The

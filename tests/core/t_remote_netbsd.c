@@ -683,6 +683,31 @@ static void t_xproc_registry(const struct kc *k)
 	CHECK_EQ(rec_count(buf), 3);
 }
 
+/* The new image of t_exec_reregister: the remote its old image
+ * registered is free again.  Exit status 0, or the errno. */
+int nbremote_exec_target_main(void)
+{
+	return ukcov_remote_register(6, 11) == 0 ? 0 : errno;
+}
+
+/* exec ends the image that holds a remote: the new image (same pid)
+ * registers it again, where a stale registration would say EEXIST. */
+static void t_exec_reregister(const struct kc *k)
+{
+	pid_t pid;
+
+	(void)k;
+	pid = fork();
+	CHECK_OK(pid);
+	if (pid == 0) {
+		if (ukcov_remote_register(6, 11) != 0)
+			_exit(100);
+		execl("/proc/self/exe", "core", "--nb-exec-target", (char *)NULL);
+		_exit(101);
+	}
+	expect_exit0(pid);
+}
+
 void register_nbremote_tests(void)
 {
 	static const struct {
@@ -710,6 +735,7 @@ void register_nbremote_tests(void)
 		{ "nbremote.signal_in_section", t_signal_in_section, 0 },
 		{ "nbremote.fork_shared", t_fork_shared, 0 },
 		{ "nbremote.xproc_registry", t_xproc_registry, 0 },
+		{ "nbremote.exec_reregister", t_exec_reregister, 0 },
 	};
 	unsigned i;
 

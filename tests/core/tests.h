@@ -27,5 +27,7 @@ void register_owner_tests(void);
 int exec_target_main(int argc, char **argv);
 /* t_unique.c: the image unique.exec runs ("--unique-exec-target"). */
 int unique_exec_target_main(int argc, char **argv);
+/* The new image of nbremote.exec_reregister (t_remote_netbsd.c). */
+int nbremote_exec_target_main(void);
 
 #endif
