@@ -11,12 +11,15 @@
  * set equals sancov's.
  */
 #include "elfpoints.h"
+#include "x86len.h"
 
 #include <capstone/capstone.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -142,51 +145,159 @@ static enum branch classify(const uint8_t *b, size_t size, uint64_t addr,
 	return BR_NONE;
 }
 
+/*
+ * capstone is loaded on first use (dlopen), not with the program: the
+ * length decoder steps over every instruction of most binaries by itself
+ * (all 1.17 million of the sqlite benchmark's), and merely loading
+ * libcapstone.so.4 costs 3.2 MB of resident memory (77,000 relocations
+ * of its tables), 4.8 MB once it has decoded: a tenth of the tool's peak
+ * (docs/PERFORMANCE.md, "Tool").  tools.mk passes the soname it links
+ * against at build time.
+ */
+#ifndef CAPSTONE_SONAME
+#define CAPSTONE_SONAME "libcapstone.so.4"
+#endif
+
+static struct {
+	cs_err (*open)(cs_arch, cs_mode, csh *);
+	cs_insn *(*alloc)(csh);
+	bool (*disasm_iter)(csh, const uint8_t **, size_t *, uint64_t *,
+			    cs_insn *);
+	void (*free)(cs_insn *, size_t);
+	cs_err (*close)(csh *);
+	bool loaded;
+	char why[160];		/* dlerror() when not loaded */
+} capstone;			/* (o): written once under capstone_once */
+static pthread_once_t capstone_once = PTHREAD_ONCE_INIT;
+
+static void *capstone_sym(void *h, const char *name)
+{
+	void *f = dlsym(h, name);
+
+	if (!f && !capstone.why[0])
+		snprintf(capstone.why, sizeof(capstone.why), "%s", dlerror());
+	return f;
+}
+
+static void load_capstone(void)
+{
+	void *h = dlopen(CAPSTONE_SONAME, RTLD_NOW | RTLD_LOCAL);
+
+	if (!h) {
+		snprintf(capstone.why, sizeof(capstone.why), "%s", dlerror());
+		return;
+	}
+	*(void **)&capstone.open = capstone_sym(h, "cs_open");
+	*(void **)&capstone.alloc = capstone_sym(h, "cs_malloc");
+	*(void **)&capstone.disasm_iter = capstone_sym(h, "cs_disasm_iter");
+	*(void **)&capstone.free = capstone_sym(h, "cs_free");
+	*(void **)&capstone.close = capstone_sym(h, "cs_close");
+	capstone.loaded = capstone.open && capstone.alloc &&
+			  capstone.disasm_iter && capstone.free &&
+			  capstone.close;
+}
+
 struct sweep {
-	csh cs;
+	csh cs;			/* valid once insn is set */
+	cs_insn *insn;		/* capstone's one reusable instruction */
+	bool failed;		/* capstone could not be loaded or opened */
+	bool capstone_only;	/* the oracle sweep (tests/tool/x86len_check.c) */
 	struct targets *t;
 	struct pcvec *points;	/* NULL while sweeping PLT sections */
 	size_t tail_calls;	/* jmp to a PC callback: no usable point */
 };
 
-/* Sweep one executable section.  In a PLT section, a jmp through a
- * callback's GOT slot makes the enclosing stub a callback target. */
+/* Load and open capstone for this sweep; false (sw->failed) if it
+ * cannot be. */
+static bool open_capstone(struct sweep *sw)
+{
+	pthread_once(&capstone_once, load_capstone);
+	if (!capstone.loaded ||
+	    capstone.open(CS_ARCH_X86, CS_MODE_64, &sw->cs) != CS_ERR_OK) {
+		sw->failed = true;
+		return false;
+	}
+	sw->insn = capstone.alloc(sw->cs);
+	if (!sw->insn) {
+		capstone.close(&sw->cs);
+		sw->failed = true;
+	}
+	return sw->insn != NULL;
+}
+
+static void close_capstone(struct sweep *sw)
+{
+	if (sw->insn) {
+		capstone.free(sw->insn, 1);
+		capstone.close(&sw->cs);
+		sw->insn = NULL;
+	}
+}
+
+/* Length of the instruction at p: the table decoder first, capstone for
+ * what it does not model (x86len.h).  0: capstone rejects the byte (or
+ * is not available: sw->failed). */
+static unsigned insn_length(struct sweep *sw, const uint8_t *p, size_t left,
+			    uint64_t a)
+{
+	unsigned n = sw->capstone_only ? 0 : x86len(p, left);
+
+	if (n == 0 && (sw->insn || open_capstone(sw)) &&
+	    capstone.disasm_iter(sw->cs, &p, &left, &a, sw->insn))
+		n = sw->insn->size;
+	return n;
+}
+
+/* One instruction of a PLT section: a jmp through a callback's GOT slot
+ * makes the enclosing stub a callback target. */
+static void note_plt_stub(struct sweep *sw, enum branch br, uint64_t tg,
+			  uint64_t insn_addr, uint64_t sec_addr, uint64_t entsize)
+{
+	uint64_t e = entsize ? entsize : 16;
+
+	if (br == BR_JMP_MEM && vec_has(&sw->t->slots, tg))
+		pcvec_push(&sw->t->funcs, sec_addr + (insn_addr - sec_addr) / e * e);
+}
+
+/* One instruction of a code section: a call to a PC callback is a point. */
+static void note_call(struct sweep *sw, enum branch br, uint64_t tg,
+		      uint64_t next_addr)
+{
+	if ((br == BR_CALL_REL && vec_has(&sw->t->funcs, tg)) ||
+	    (br == BR_CALL_MEM && vec_has(&sw->t->slots, tg)))
+		pcvec_push(sw->points, next_addr - 1);
+	else if ((br == BR_JMP_REL && vec_has(&sw->t->funcs, tg)) ||
+		 (br == BR_JMP_MEM && vec_has(&sw->t->slots, tg)))
+		sw->tail_calls++;
+}
+
+/* Sweep one executable section linearly, as sancov does
+ * (sancov.cpp findCoveragePointAddrs).  sw->points NULL: a PLT section. */
 static void sweep_section(struct sweep *sw, const uint8_t *code, size_t size,
 			  uint64_t addr, uint64_t entsize)
 {
-	cs_insn *insn = cs_malloc(sw->cs);
-	const uint8_t *p = code;
-	uint64_t a = addr;
-	size_t left = size;
+	size_t off = 0;
 
-	while (left > 0) {
+	while (off < size && !sw->failed) {
+		unsigned n = insn_length(sw, code + off, size - off, addr + off);
 		uint64_t tg;
 		enum branch br;
 
-		if (!cs_disasm_iter(sw->cs, &p, &left, &a, insn)) {
+		if (n == 0) {
 			/* Undecodable byte: step over it, as sancov does. */
-			p++, left--, a++;
+			off++;
 			continue;
 		}
-		br = classify(insn->bytes, insn->size, insn->address, &tg);
-		if (!sw->points) {
-			if (br == BR_JMP_MEM && vec_has(&sw->t->slots, tg)) {
-				uint64_t e = entsize ? entsize : 16;
-				uint64_t stub = addr +
-					(insn->address - addr) / e * e;
-
-				pcvec_push(&sw->t->funcs, stub);
-			}
-			continue;
+		br = classify(code + off, n, addr + off, &tg);
+		if (br != BR_NONE) {
+			if (sw->points)
+				note_call(sw, br, tg, addr + off + n);
+			else
+				note_plt_stub(sw, br, tg, addr + off, addr,
+					      entsize);
 		}
-		if ((br == BR_CALL_REL && vec_has(&sw->t->funcs, tg)) ||
-		    (br == BR_CALL_MEM && vec_has(&sw->t->slots, tg)))
-			pcvec_push(sw->points, insn->address + insn->size - 1);
-		else if ((br == BR_JMP_REL && vec_has(&sw->t->funcs, tg)) ||
-			 (br == BR_JMP_MEM && vec_has(&sw->t->slots, tg)))
-			sw->tail_calls++;
+		off += n;
 	}
-	cs_free(insn, 1);
 }
 
 static bool is_plt_name(const char *name)
@@ -219,6 +330,12 @@ static int sweep_all(Elf *elf, size_t shstrndx, struct sweep *sw, bool plt,
 		}
 		sweep_section(sw, d->d_buf, d->d_size, sh.sh_addr,
 			      sh.sh_entsize);
+		if (sw->failed) {
+			snprintf(err, ERRLEN, "cannot use the disassembler "
+				 "(%s): %s", CAPSTONE_SONAME, capstone.why[0] ?
+				 capstone.why : "cs_open failed");
+			return -1;
+		}
 	}
 	return 0;
 }
@@ -257,11 +374,11 @@ static int check_header(Elf *elf, char err[ERRLEN])
 	return 0;
 }
 
-static int scan_elf(Elf *elf, struct pcvec *points, size_t *tail_calls,
+static int scan_elf(Elf *elf, struct sweep *swp, struct pcvec *points,
 		    char err[ERRLEN])
 {
 	struct targets t = { 0 };
-	struct sweep sw = { .t = &t };
+	struct sweep sw = *swp;
 	size_t shstrndx;
 	int r = -1;
 
@@ -278,18 +395,14 @@ static int scan_elf(Elf *elf, struct pcvec *points, size_t *tail_calls,
 			 "trace-pc-guard, or is stripped");
 		goto out;
 	}
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &sw.cs) != CS_ERR_OK) {
-		snprintf(err, ERRLEN, "cannot initialise the disassembler");
-		goto out;
-	}
+	sw.t = &t;
 	if (sweep_all(elf, shstrndx, &sw, true, err) == 0) {
 		sw.points = points;
 		r = sweep_all(elf, shstrndx, &sw, false, err);
 	}
-	cs_close(&sw.cs);
+	close_capstone(&sw);
 	pcvec_sort_unique(points, false);
-	if (tail_calls)
-		*tail_calls = sw.tail_calls;
+	swp->tail_calls = sw.tail_calls;
 out:
 	pcvec_free(&t.funcs);
 	pcvec_free(&t.slots);
@@ -301,8 +414,8 @@ bool is_elf_image(const void *buf, size_t len)
 	return len >= 4 && memcmp(buf, ELFMAG, SELFMAG) == 0;
 }
 
-static int scan_image(const void *buf, size_t len, struct pcvec *points,
-		      size_t *tail_calls, char err[ERRLEN])
+static int scan_image(const void *buf, size_t len, struct sweep *sw,
+		      struct pcvec *points, char err[ERRLEN])
 {
 	Elf *elf;
 	int r;
@@ -319,7 +432,7 @@ static int scan_image(const void *buf, size_t len, struct pcvec *points,
 			 elf_errmsg(-1));
 		return -1;
 	}
-	r = scan_elf(elf, points, tail_calls, err);
+	r = scan_elf(elf, sw, points, err);
 	elf_end(elf);
 	return r;
 }
@@ -327,7 +440,17 @@ static int scan_image(const void *buf, size_t len, struct pcvec *points,
 int elfpoints_scan(const void *buf, size_t len, struct pcvec *points,
 		   char err[ERRLEN])
 {
-	return scan_image(buf, len, points, NULL, err);
+	struct sweep sw = { 0 };
+
+	return scan_image(buf, len, &sw, points, err);
+}
+
+int elfpoints_scan_capstone(const void *buf, size_t len,
+			    struct pcvec *points, char err[ERRLEN])
+{
+	struct sweep sw = { .capstone_only = true };
+
+	return scan_image(buf, len, &sw, points, err);
 }
 
 /* Map a file read-only (copy-on-write) for libelf. */
@@ -366,12 +489,15 @@ static int load_points(const char *path, struct pcvec *points,
 {
 	size_t len;
 	void *p = map_file(path, &len, err);
+	struct sweep sw = { 0 };
 	int r = -1;
 
 	if (p) {
-		r = scan_image(p, len, points, tail_calls, err);
+		r = scan_image(p, len, &sw, points, err);
 		munmap(p, len);
 	}
+	if (tail_calls)
+		*tail_calls = sw.tail_calls;
 	return r;
 }
 

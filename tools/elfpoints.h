@@ -27,6 +27,11 @@ struct elf_info {
 int elfpoints_scan(const void *buf, size_t len, struct pcvec *points,
 		   char err[ERRLEN]);
 
+/* The same with capstone alone, without the table decoder (x86len.h):
+ * the oracle the tests compare elfpoints_scan against. */
+int elfpoints_scan_capstone(const void *buf, size_t len,
+			    struct pcvec *points, char err[ERRLEN]);
+
 /* Same for a file; prints "FILE: problem" on failure. */
 int elfpoints_load(const char *path, struct pcvec *points);
 

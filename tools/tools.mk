@@ -12,13 +12,17 @@ TOOL_OBJS := $(patsubst tools/%.c,$(B)/tools/%.o,$(TOOL_SRCS))
 TOOL_HDRS := $(wildcard tools/*.h) include/ukcov/kcov.h include/ukcov/linux/kcov.h
 TOOL_CFLAGS := -std=gnu11 -O2 -g -fno-sanitize=all -D_GNU_SOURCE -Iinclude \
                $(WARN) $(shell pkg-config --cflags libdw 2>/dev/null)
-TOOL_LDLIBS := -ldw -lelf -lcapstone -lnettle -lmicrohttpd -lstdc++ -ldl -lpthread
+TOOL_LDLIBS := -ldw -lelf -lnettle -lmicrohttpd -lstdc++ -ldl -lpthread
+# capstone is dlopen()ed on first use (tools/elfpoints.c): its soname.
+CAPSTONE_SONAME := $(or $(shell objdump -p $$(pkg-config --variable=libdir capstone 2>/dev/null)/libcapstone.so 2>/dev/null | awk '/SONAME/ {print $$2}'),libcapstone.so.4)
 
 tools: $(B)/ukcov $(B)/ukcov-cc $(B)/ukcov-c++
 
 $(B)/tools/%.o: tools/%.c $(TOOL_HDRS) | $(B)
 	@mkdir -p $(dir $@)
 	$(CC) $(TOOL_CFLAGS) -c $< -o $@
+
+$(B)/tools/elfpoints.o: TOOL_CFLAGS += -DCAPSTONE_SONAME='"$(CAPSTONE_SONAME)"'
 
 $(B)/ukcov: $(TOOL_OBJS)
 	$(CC) $(TOOL_OBJS) $(TOOL_LDLIBS) -o $@
@@ -40,10 +44,10 @@ install-tool: tools
 
 # The tool suite's fuzz harnesses (clang libFuzzer + ASan, never mixed
 # with the tool's own objects).
-FUZZ_PARSERS := sancov symcov dump rawmap elfpoints modules
+FUZZ_PARSERS := sancov symcov dump rawmap elfpoints modules x86len
 FUZZ_BINS := $(patsubst %,$(B)/fuzz/fuzz-%,$(FUZZ_PARSERS))
 FUZZ_SRCS := tools/util.c tools/sancov_file.c tools/strtab.c tools/json.c \
-             tools/symcov.c tools/dump.c tools/elfpoints.c
+             tools/symcov.c tools/dump.c tools/elfpoints.c tools/x86len.c
 
 $(B)/fuzz/fuzz-%: tests/tool/fuzz/fuzz_%.c $(FUZZ_SRCS) $(TOOL_HDRS) | $(B)
 	@mkdir -p $(dir $@)
@@ -51,7 +55,13 @@ $(B)/fuzz/fuzz-%: tests/tool/fuzz/fuzz_%.c $(FUZZ_SRCS) $(TOOL_HDRS) | $(B)
 	    -fno-sanitize-recover=undefined -D_GNU_SOURCE -Iinclude -Itools \
 	    $< $(FUZZ_SRCS) -lelf -lcapstone -o $@
 
+# The length decoder against capstone (tests/tool/x86len_check.c).
+X86LEN_CHECK_SRCS := tools/x86len.c tools/elfpoints.c tools/util.c
+$(B)/tests/x86len-check: tests/tool/x86len_check.c $(X86LEN_CHECK_SRCS) $(TOOL_HDRS) | $(B)
+	@mkdir -p $(dir $@)
+	$(CC) $(TOOL_CFLAGS) -Itools $< $(X86LEN_CHECK_SRCS) -lelf -lcapstone -o $@
+
 .PHONY: tool-fuzz
 tool-fuzz: $(FUZZ_BINS)
 
-test-prep:: tools tool-fuzz
+test-prep:: tools tool-fuzz $(B)/tests/x86len-check

@@ -418,22 +418,73 @@ if command -v mandoc >/dev/null; then
 	check "ukcov(1) passes mandoc -Tlint" sh -c "mandoc -Tlint -W warning $TOP/man/ukcov.1"
 fi
 
+# ---- the sweep's length decoder (tools/x86len.c) against capstone ---------
+# elfpoints.c sweeps .text with a table decoder and asks capstone only for
+# what the decoder does not model.  capstone is the oracle: every length
+# the decoder gives must be capstone's, exhaustively over prefixes x
+# opcodes x ModRM and on every binary below (gcc and clang, PIE, non-PIE,
+# static, -O0/-O2, trace-pc and trace-pc-guard, plus the suite's fixtures
+# and libc), and the coverage points must be the capstone-only sweep's.
+XC=$TOP/$B/tests/x86len-check
+if [ -x "$XC" ]; then
+	check "x86len: exhaustive prefixes x opcode maps x ModRM agree with capstone" "$XC" --exhaustive
+	printf '%s\n' 'void __sanitizer_cov_trace_pc(void) {}' \
+		'void __sanitizer_cov_trace_pc_guard(unsigned *g) { (void)g; }' \
+		'void __sanitizer_cov_trace_pc_guard_init(unsigned *a, unsigned *b) { (void)a; (void)b; }' >xl_cb.c
+	gcc -O2 -fPIE -c xl_cb.c -o xl_cb.o
+	xl=()
+	for cc in gcc clang; do for kind in trace-pc trace-pc-guard; do
+		[ $cc = gcc ] && [ $kind = trace-pc-guard ] && continue
+		for link in "-fPIE -pie" "-fno-pie -no-pie" "-static"; do for o in -O0 -O2; do
+			out=xl_${cc}_${kind}_$(echo "$link" | tr -d ' -')$o
+			$cc -g $o $link -fsanitize-coverage=$kind "$SRC/main.c" "$SRC/lib.c" xl_cb.o -o "$out" && xl+=("$out")
+		done; done
+	done; done
+	xl+=(prog_asan cpp_asan inl_asan prog_gcc prog_clang libdso.so libdso_noplt.so dsomain)
+	if [ ${#xl[@]} -eq 26 ] && "$XC" "${xl[@]}" >xl.out 2>&1 &&
+	   [ "$(grep -c ': [1-9][0-9]* points, identical$' xl.out)" -eq 26 ]; then
+		ok "x86len: lengths and point sets equal capstone's on 26 binaries ($(tail -1 xl.out))"
+	else bad "x86len: lengths or point sets differ from capstone's (${#xl[@]} of 26 built)" xl.out; fi
+	# The decoder must do the work, not hand it all to capstone.
+	pct=$(sed -n 's/.*(\([0-9]*\)\.[0-9]%).*/\1/p' xl.out)
+	[ "${pct:-0}" -ge 95 ] && ok "x86len decodes ${pct}% of the instructions itself" ||
+		bad "x86len decodes only ${pct:-0}% of the instructions (want >= 95)" xl.out
+	libc=$(ldd "$U" | awk '$1 ~ /^libc\.so/ {print $3}')
+	"$XC" "$libc" >xl-libc.out 2>&1
+	grep -q ', 0 disagreements with capstone$' xl-libc.out &&
+		ok "x86len: every length equals capstone's across $libc (SSE/AVX/AVX-512)" ||
+		bad "x86len: lengths differ from capstone's in $libc" xl-libc.out
+else
+	bad "x86len-check not built (make $B/tests/x86len-check)"
+fi
+
 # ---- fuzzing: every parser, bounded, plus the kept regression inputs -----
 FZ=$TOP/$B/fuzz
 if [ -x "$FZ/fuzz-sancov" ]; then
-	for p in sancov symcov dump rawmap modules elfpoints; do mkdir -p "seed-$p"; done
+	for p in sancov symcov dump rawmap modules elfpoints x86len; do mkdir -p "seed-$p"; done
 	cp "$S1" "$S2" seed-sancov/; cp a1.symcov c1.symcov seed-symcov/
 	cp ./*.dump seed-dump/ 2>/dev/null
 	printf 'M 1 ab12 1000 1000 2000 /bin/x\n' >seed-modules/a
 	printf '\x01\x05\x10\x40\x00\x00\x00\x00\x0064\n400000 402000 0 a.out\n' >seed-rawmap/a
 	printf 'void __sanitizer_cov_trace_pc(void){}\nvoid _start(void){for(;;);}\n' >tiny.c
 	gcc -Os -nostdlib -static -fsanitize-coverage=trace-pc tiny.c -o seed-elfpoints/tiny 2>/dev/null
+	# x86len: 16-byte windows of real code (every 4099th byte of .text).
+	python3 - prog_gcc xl_clang_trace-pc-guard_fPIEpie-O2 seed-x86len <<'PY' 2>/dev/null
+import subprocess, sys
+for f in sys.argv[1:-1]:
+    for l in subprocess.check_output(["readelf", "-SW", f], text=True).splitlines():
+        if " .text " in l:
+            w = l.split("]")[1].split(); off, size = int(w[3], 16), int(w[4], 16)
+    data = open(f, "rb").read()[off:off + size]
+    for i in range(0, len(data) - 16, 4099):
+        open("%s/%s-%d" % (sys.argv[-1], f, i), "wb").write(data[i:i + 16])
+PY
 	# A crash is kept under the build directory, never in the source
 	# tree; copy it into tests/tool/fuzz-regress/ by hand with its fix.
-	for p in sancov symcov dump rawmap modules elfpoints; do
+	for p in sancov symcov dump rawmap modules elfpoints x86len; do
 		crash=$TOP/$B/fuzz-crashes/$p
 		rm -rf "crash-$p"; mkdir -p "crash-$p"
-		len=4096; [ $p = elfpoints ] && len=32768
+		len=4096; [ $p = elfpoints ] && len=32768; [ $p = x86len ] && len=20
 		"$FZ/fuzz-$p" -max_total_time="${FUZZ_SECONDS:-8}" -max_len=$len -timeout=10 \
 			-artifact_prefix="crash-$p/" "seed-$p" >"fuzz-$p.log" 2>&1
 		if [ -z "$(ls "crash-$p")" ]; then ok "fuzz $p (${FUZZ_SECONDS:-8}s, $(grep -o 'Done [0-9]* runs' "fuzz-$p.log"))"; else
