@@ -124,7 +124,12 @@ void ukcov__follow_after_fork_child(void)
 	follow.active = 0;	/* a child is not the traced program */
 }
 
-#ifdef UKCOV_SHARED_RUNTIME
+/* A new thread inherits its creator's common handle (Linux
+ * kcov_task_init copies current->kcov_handle) and, under ukcov run
+ * --threads all, gets a private buffer.  Both need the thread's start:
+ * the shared runtime interposes pthread_create; libukcov.a is reached
+ * through the linker's --wrap=pthread_create, which pkg-config --static
+ * --libs ukcov passes (lib/static_wrap.c). */
 struct follow_start {
 	void *(*fn)(void *);
 	void *arg;
@@ -150,24 +155,44 @@ static void *follow_thread_start(void *p)
 	return s.fn(s.arg);
 }
 
-UKCOV_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
-				void *(*fn)(void *), void *arg)
+/* pthread_create through next (libc's), wrapped only when the thread
+ * must follow or inherits a remote common handle; otherwise libc's,
+ * untouched. */
+int ukcov__thread_create(pthread_t *th, const pthread_attr_t *attr,
+			 void *(*fn)(void *), void *arg,
+			 ukcov_pthread_create_fn next)
 {
 	struct follow_start *s;
 	int rc;
 
-	/* Wrapped only when the thread must follow or inherits a remote
-	 * common handle; otherwise glibc's, untouched. */
 	if ((!follow.active && !__ukcov_thread.common_handle) ||
 	    !(s = malloc(sizeof(*s))))
-		return ukcov__real_pthread_create(th, attr, fn, arg);
+		return next(th, attr, fn, arg);
 	s->fn = fn;
 	s->arg = arg;
 	s->follow = follow.active;
 	s->common_handle = __ukcov_thread.common_handle;
-	rc = ukcov__real_pthread_create(th, attr, follow_thread_start, s);
+	rc = next(th, attr, follow_thread_start, s);
 	if (rc)
 		free(s);
 	return rc;
+}
+
+#ifdef UKCOV_SHARED_RUNTIME
+UKCOV_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
+				void *(*fn)(void *), void *arg)
+{
+	return ukcov__thread_create(th, attr, fn, arg,
+				    ukcov__real_pthread_create);
+}
+
+/* A dynamic link with pkg-config --static's flags (--wrap) lands here:
+ * the same wrapper. */
+UKCOV_EXPORT int __wrap_pthread_create(pthread_t *th,	/* NOLINT(bugprone-reserved-identifier) */
+				       const pthread_attr_t *attr,
+				       void *(*fn)(void *), void *arg)
+{
+	return ukcov__thread_create(th, attr, fn, arg,
+				    ukcov__real_pthread_create);
 }
 #endif

@@ -387,6 +387,16 @@ int ukcov__close_desc_fd(int fd);
 void ukcov__follow_setup(int mode, uint64_t entries, uint64_t uniq_words);
 void ukcov__follow_flush_locked(struct ukcov_thread *t, int unmap);
 void ukcov__follow_after_fork_child(void);
+typedef int (*ukcov_pthread_create_fn)(pthread_t *, const pthread_attr_t *,
+				       void *(*)(void *), void *);
+int ukcov__thread_create(pthread_t *th, const pthread_attr_t *attr,
+			 void *(*fn)(void *), void *arg,
+			 ukcov_pthread_create_fn next);
+/* ld --wrap=pthread_create's name (static_wrap.c, and follow.c for a
+ * dynamic link with pkg-config --static's flags). */
+int __wrap_pthread_create(pthread_t *th,	/* NOLINT(bugprone-reserved-identifier) */
+			  const pthread_attr_t *attr, void *(*fn)(void *),
+			  void *arg);
 void ukcov__thread_follow_arm(struct ukcov_thread *t, uint64_t *area,
 			      uint64_t entries, int mode, uint64_t uniq_words);
 

@@ -12,8 +12,10 @@
 
 LIB_SRCS  := $(filter-out lib/callbacks.c,$(wildcard lib/*.c))
 LIB_OBJS  := $(patsubst lib/%.c,$(B)/lib/%.o,$(LIB_SRCS))
-# follow.c interposes pthread_create only in the shared runtime.
-SO_OBJS   := $(patsubst $(B)/lib/follow.o,$(B)/lib/follow-shared.o,$(LIB_OBJS))
+# follow.c interposes pthread_create only in the shared runtime;
+# static_wrap.c (--wrap=pthread_create) is for libukcov.a only.
+SO_OBJS   := $(patsubst $(B)/lib/follow.o,$(B)/lib/follow-shared.o,\
+		$(filter-out $(B)/lib/static_wrap.o,$(LIB_OBJS)))
 CB_OBJS   := $(B)/lib/callbacks.o
 LIB_HDRS  := $(wildcard include/ukcov/*.h include/ukcov/*/*.h lib/*.h)
 

@@ -7,7 +7,8 @@
 # trace-pc only).  Binaries, in $(B)/tests/core/:
 #   core-{gcc,clang}          -lukcov as users link it (linker script:
 #                             callbacks in the executable, runtime shared)
-#   core-{gcc,clang}-static   $(B)/libukcov.a
+#   core-{gcc,clang}-static   $(B)/libukcov.a, -Wl,--wrap=pthread_create
+#                             (as pkg-config --static --libs ukcov)
 #   core-{gcc,clang}-pc       trace-pc-only targets, -lukcov
 #   preload-{gcc,clang}       nothing of ukcov linked in; run with
 #                             LD_PRELOAD=$(B)/libukcov.so.0
@@ -66,7 +67,7 @@ $(CORE_OUT)/core-%-pc: $(CORE_OBJS) $(CORE_OUT)/targets-%-pc.o $(CORE_LIB_DEPS)
 
 $(CORE_OUT)/core-%-static: $(CORE_OBJS) $(CORE_OUT)/targets-%-cmp.o $(CORE_LIB_DEPS)
 	$(CORE_HCC) $(CORE_OBJS) $(CORE_OUT)/targets-$*-cmp.o $(B)/libukcov.a \
-	    $(CORE_LDLIBS) -o $@
+	    $(CORE_LDLIBS) -Wl,--wrap=pthread_create -o $@
 
 $(CORE_OUT)/core-gcc $(CORE_OUT)/core-clang: $(CORE_OUT)/core-%: $(CORE_OBJS) \
 		$(CORE_OUT)/targets-%-cmp.o $(CORE_LIB_DEPS)

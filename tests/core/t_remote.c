@@ -812,17 +812,6 @@ static void t_merge_garbage_count(const struct kc *k)
 
 /* ---- the common handle (§2.3) ---- */
 
-/* Does this binary's pthread_create pass the common handle on?  Only
- * the shared runtime interposes pthread_create (a static program's own
- * glibc pthread_create cannot be reached; docs/DESIGN.md). */
-static int threads_inherit(void)
-{
-	Dl_info di;
-
-	return dladdr((void *)pthread_create, &di) && di.dli_fname &&
-	       strstr(di.dli_fname, "libukcov") != NULL;
-}
-
 static long op_common_in_new_thread(void *p)
 {
 	(void)p;
@@ -843,7 +832,7 @@ static long op_section_common(void *p)
  * existed before; cleared on the owner by the disable. */
 static void t_common_inherit(const struct kc *k)
 {
-	uint64_t *buf, ch = COMMON(0x42), want;
+	uint64_t *buf, ch = COMMON(0x42);
 	int fd = kc_setup(k, KC_ENTRIES, &buf);
 	struct actor *before = actor_start(), *after;
 	struct peer p;
@@ -852,15 +841,14 @@ static void t_common_inherit(const struct kc *k)
 	CHECK_OK(remote_enable(k, fd, 0, KC_ENTRIES, ch, 0, NULL));
 	CHECK_EQ(ukcov_common_handle(), ch);
 	CHECK_EQ(actor_run(before, op_common, NULL), 0);
-	want = threads_inherit() ? ch : 0;
-	CHECK_EQ(thread_run(op_common, NULL), want);
-	CHECK_EQ(thread_run(op_common_in_new_thread, NULL), want);
+	/* Every variant: the shared runtime interposes pthread_create,
+	 * libukcov.a gets it through --wrap (lib/static_wrap.c). */
+	CHECK_EQ(thread_run(op_common, NULL), ch);
+	CHECK_EQ(thread_run(op_common_in_new_thread, NULL), ch);
 	after = actor_start();
-	CHECK_EQ(actor_run(after, op_common, NULL), want);
-	if (want) {
-		CHECK_OK(actor_run(after, op_section_common, NULL));
-		expect_only_pcs(buf, 1, (const void *)target_leaf3);
-	}
+	CHECK_EQ(actor_run(after, op_common, NULL), ch);
+	CHECK_OK(actor_run(after, op_section_common, NULL));
+	expect_only_pcs(buf, 1, (const void *)target_leaf3);
 	if (peer_fork(&p) == 0) {
 		/* The child keeps the handle but owns nothing. */
 		if (ukcov_common_handle() != ch)
@@ -871,7 +859,7 @@ static void t_common_inherit(const struct kc *k)
 	kc_disable_ok(k, fd);
 	CHECK_EQ(ukcov_common_handle(), 0);
 	/* A thread created before the disable keeps its stale copy. */
-	CHECK_EQ(actor_run(after, op_common, NULL), want);
+	CHECK_EQ(actor_run(after, op_common, NULL), ch);
 	actor_stop(before);
 	actor_stop(after);
 }

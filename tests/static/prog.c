@@ -22,6 +22,12 @@
  *                   is EINVAL; the buffer's size maps.
  *   prog threads    a thread calls static_leaf while the main thread
  *                   traces (the threads the tool cannot follow here).
+ *   prog common     KCOV_REMOTE_ENABLE with a common handle; a thread
+ *                   created after it, and that thread's own thread,
+ *                   inherit the handle (Linux kcov_task_init) and run
+ *                   a section with it: 2 records, both in static_leaf.
+ *                   The runtime sees pthread_create through the link's
+ *                   --wrap=pthread_create (pkg-config --static).
  * Prints "ok MODE" and exits 0, or names what failed and exits 1.
  */
 #define _GNU_SOURCE
@@ -233,6 +239,70 @@ static int threads_main(void)
 	return 0;
 }
 
+#define COMMON_HANDLE (KCOV_SUBSYSTEM_COMMON | 0x77)
+
+/* Its inherited common handle, then one section with it. */
+static void *common_body(void *arg)
+{
+	uint64_t *got = arg;
+	pthread_t th;
+
+	got[0] = ukcov_common_handle();
+	ukcov_remote_start(got[0]);
+	static_leaf();
+	ukcov_remote_stop();
+	if (got[1] == 0)
+		return NULL;
+	/* The thread's own thread inherits it too. */
+	if (pthread_create(&th, NULL, common_body, got + 1) != 0 ||
+	    pthread_join(th, NULL) != 0)
+		got[1] = ~0ULL;
+	return NULL;
+}
+
+static int common_main(void)
+{
+	uint64_t raw[3] = { 0 }, got[3] = { 0, 1, 0 }, *buf;
+	struct kcov_remote_arg *arg = (struct kcov_remote_arg *)raw;
+	uint64_t pc, i, n;
+	pthread_t th;
+	int fd = open_traced(&buf);
+
+	if (fd < 0)
+		return fail("open");
+	arg->trace_mode = KCOV_TRACE_PC;
+	arg->area_size = ENTRIES;
+	arg->common_handle = COMMON_HANDLE;
+	if (ukcov_ioctl(fd, KCOV_REMOTE_ENABLE, (unsigned long)arg) != 0)
+		return fail("KCOV_REMOTE_ENABLE");
+	if (pthread_create(&th, NULL, common_body, got) != 0 ||
+	    pthread_join(th, NULL) != 0)
+		return fail("pthread_create");
+	if (got[0] != COMMON_HANDLE || got[1] != COMMON_HANDLE) {
+		fprintf(stderr, "static common: threads got 0x%llx, 0x%llx; "
+			"want 0x%llx\n", (unsigned long long)got[0],
+			(unsigned long long)got[1],
+			(unsigned long long)COMMON_HANDLE);
+		return 1;
+	}
+	n = __atomic_load_n(&buf[0], __ATOMIC_ACQUIRE);
+	if (n != 2) {
+		fprintf(stderr, "static common: %llu records, want 2\n",
+			(unsigned long long)n);
+		return 1;
+	}
+	for (i = 0; i < n; i++) {
+		pc = buf[1 + i];
+		if (pc <= (uint64_t)(uintptr_t)static_leaf ||
+		    pc > (uint64_t)(uintptr_t)static_leaf + 64) {
+			fprintf(stderr, "static common: PC 0x%llx not in "
+				"static_leaf\n", (unsigned long long)pc);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *self = "/proc/self/exe";
@@ -260,6 +330,8 @@ int main(int argc, char **argv)
 		rc = mmap_main();
 	else if (strcmp(argv[1], "threads") == 0)
 		rc = threads_main();
+	else if (strcmp(argv[1], "common") == 0)
+		rc = common_main();
 	else
 		return 2;
 	if (rc == 0)

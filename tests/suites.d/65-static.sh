@@ -3,8 +3,9 @@
 # --static --libs ukcov), gcc and clang.  Every exec function keeps
 # tracing into the same buffer (the new image's records arrive), the
 # exec family gives glibc's errnos, posix_spawn and the interposed mmap
-# work, threads run, and "ukcov run --threads all" says exactly why it
-# cannot follow them.  The program is tests/static/prog.c (harness) and
+# work, threads run and inherit the remote common handle (through the
+# link's --wrap=pthread_create), and "ukcov run --threads all" says
+# exactly why it cannot follow them.  The program is tests/static/prog.c (harness) and
 # tests/static/target.c (the only instrumented file).
 . tests/lib.sh
 
@@ -38,6 +39,7 @@ for cc in gcc clang; do
     check "$cc/posix_spawn" "$T/$cc/prog" spawn
     check "$cc/mmap" "$T/$cc/prog" mmap
     check "$cc/pthread_create" "$T/$cc/prog" threads
+    check "$cc/threads-inherit-common-handle" "$T/$cc/prog" common
     (cd "$T/$cc" && "$OLDPWD/$U" run --threads all -o /dev/null -- ./prog threads) \
         >"$T/run.out" 2>"$T/run.err"
     printf '%s\n' "ukcov: warning: the program's runtime did not follow its threads: only the main thread was traced (libukcov.a and fully static programs cannot see pthread_create: link it dynamically with -lukcov)" \

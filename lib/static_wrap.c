@@ -1,0 +1,30 @@
+/*
+ * lib/static_wrap.c -- pthread_create for programs linked with
+ * libukcov.a (only there: not in libukcov.so, which interposes
+ * pthread_create itself).
+ *
+ * A fully static program's pthread_create is glibc's, which nothing
+ * outside libc.a can interpose by name, so threads it creates would not
+ * inherit the remote common handle (Linux kcov_task_init copies
+ * current->kcov_handle to every new task).  The linker's
+ * --wrap=pthread_create, which `pkg-config --static --libs ukcov`
+ * passes, sends the program's calls here, and __real_pthread_create is
+ * glibc's.  This member is pulled from the archive only by the
+ * reference --wrap makes: a link without it gets glibc's pthread_create
+ * and no unresolved __real_pthread_create.
+ */
+#include <pthread.h>
+
+#include "internal.h"
+
+/* The linker's names for --wrap (ld(1)); not ours to choose. */
+int __real_pthread_create(pthread_t *th,	/* NOLINT(bugprone-reserved-identifier) */
+			  const pthread_attr_t *attr, void *(*fn)(void *),
+			  void *arg);
+
+UKCOV_EXPORT int __wrap_pthread_create(pthread_t *th,	/* NOLINT(bugprone-reserved-identifier) */
+				       const pthread_attr_t *attr,
+				       void *(*fn)(void *), void *arg)
+{
+	return ukcov__thread_create(th, attr, fn, arg, __real_pthread_create);
+}
