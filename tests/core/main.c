@@ -33,7 +33,7 @@ int main(int argc, char **argv)
 	if (argc > 1 && strcmp(argv[1], "--unique-exec-target") == 0)
 		return unique_exec_target_main(argc, argv);
 	if (argc > 1 && strcmp(argv[1], "--nb-exec-target") == 0)
-		return nbremote_exec_target_main();
+		return nbremote_exec_target_main(argc, argv);
 	for (i = 1; i + 1 < argc; i += 2) {
 		if (strcmp(argv[i], "--prefix") == 0)
 			prefix = argv[i + 1];

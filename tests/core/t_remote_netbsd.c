@@ -15,10 +15,12 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -683,11 +685,113 @@ static void t_xproc_registry(const struct kc *k)
 	CHECK_EQ(rec_count(buf), 3);
 }
 
-/* The new image of t_exec_reregister: the remote its old image
- * registered is free again.  Exit status 0, or the errno. */
-int nbremote_exec_target_main(void)
+/* The image another process runs in t_xproc_other_user: attach to
+ * the remote (6, 12) through /dev/kcov, enter it and call target_leaf
+ * once; open the remote's memfd (path) directly.  Exit status 0 if
+ * all of that works ("same") or all of it is refused ("other"). */
+static int other_process(const char *who, const char *path)
 {
+	struct kcov_ioc_remote_attach a = { 6, 12 };
+	int fd, e_open, e_attach, e_enter;
+
+	setenv("UKCOV_DEVICE", "ukcov", 1);
+	setenv("UKCOV_FLAVOR", "netbsd", 1);
+	fd = open("/dev/kcov", O_RDWR);
+	if (fd < 0)
+		return 3;
+	e_open = open(path, O_RDWR) < 0 ? errno : 0;
+	e_attach = ioctl(fd, KCOV_IOC_REMOTE_ATTACH, &a) == 0 ? 0 : errno;
+	e_enter = ukcov_remote_enter(6, 12) == 0 ? 0 : errno;
+	if (e_enter == 0) {
+		target_leaf();
+		if (ukcov_remote_leave(6, 12) != 0)
+			return 4;
+	}
+	if (strcmp(who, "same") == 0)
+		return e_open == 0 && e_attach == 0 && e_enter == 0 ? 0 : 5;
+	return e_open == EACCES && e_attach == ENOENT && e_enter == ENOENT
+		       ? 0 : 6;
+}
+
+/* The new image of t_exec_reregister (the remote its old image
+ * registered is free again: exit status 0, or the errno), or of
+ * t_xproc_other_user. */
+int nbremote_exec_target_main(int argc, char **argv)
+{
+	if (argc == 4)
+		return other_process(argv[2], argv[3]);
 	return ukcov_remote_register(6, 11) == 0 ? 0 : errno;
+}
+
+/* /proc/<pid>/fd/<n> of this process's remote buffer, by its memfd
+ * name. */
+static void remote_memfd_path(char *path, size_t size)
+{
+	char link[64], target[128];
+	ssize_t n;
+	int fd;
+
+	for (fd = 0; fd < 1024; fd++) {
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+		n = readlink(link, target, sizeof(target) - 1);
+		if (n <= 0)
+			continue;
+		target[n] = 0;
+		if (strstr(target, "memfd:ukcov-netbsd-remote")) {
+			snprintf(path, size, "/proc/%d/fd/%d", (int)getpid(),
+				 fd);
+			return;
+		}
+	}
+	FAIL("no memfd of the remote in /proc/self/fd");
+}
+
+/* Run this binary again as --nb-exec-target WHO PATH, as uid (or as
+ * ourselves with uid 0), stderr to /dev/null (its runtime reports the
+ * registry another user may not open). */
+static void run_other_process(const char *who, const char *path, uid_t uid)
+{
+	pid_t pid = fork();
+
+	CHECK_OK(pid);
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		if (null < 0 || dup2(null, 2) < 0)
+			_exit(9);
+		if (uid && (setgid(uid) != 0 || setuid(uid) != 0))
+			_exit(10);
+		execl("/proc/self/exe", "core", "--nb-exec-target", who, path,
+		      (char *)NULL);
+		_exit(11);
+	}
+	expect_exit0(pid);
+}
+
+/* Same user only, from the OS: another process of this user attaches
+ * to the remote through the registry and feeds it; one of another user
+ * (nobody; only root can become it here) can neither open the remote's
+ * pages nor find the remote, and records nothing into it. */
+static void t_xproc_other_user(const struct kc *k)
+{
+	char path[64];
+	uint64_t *buf;
+
+	(void)nb_on(k, 6, 12, &buf);
+	remote_memfd_path(path, sizeof(path));
+	run_other_process("same", path, 0);
+	CHECK_EQ(rec_count(buf), 1);
+	if (geteuid() == 0) {
+		run_other_process("other", path, 65534);
+		CHECK_EQ(rec_count(buf), 1);
+	}
+	/* The record is the other image's target_leaf: the same PC, but
+	 * for the (page-aligned) load address, as one made here. */
+	CHECK_OK(ukcov_remote_enter(6, 12) == 0 ? 0 : -1);
+	target_leaf();
+	CHECK_OK(ukcov_remote_leave(6, 12) == 0 ? 0 : -1);
+	expect_pcs_in(buf, 1, 1, (const void *)target_leaf);
+	CHECK_EQ(buf[1] & (PAGE - 1), buf[2] & (PAGE - 1));
 }
 
 /* exec ends the image that holds a remote: the new image (same pid)
@@ -736,6 +840,7 @@ void register_nbremote_tests(void)
 		{ "nbremote.fork_shared", t_fork_shared, 0 },
 		{ "nbremote.xproc_registry", t_xproc_registry, 0 },
 		{ "nbremote.exec_reregister", t_exec_reregister, 0 },
+		{ "nbremote.xproc_other_user", t_xproc_other_user, 0 },
 	};
 	unsigned i;
 

@@ -28,6 +28,6 @@ int exec_target_main(int argc, char **argv);
 /* t_unique.c: the image unique.exec runs ("--unique-exec-target"). */
 int unique_exec_target_main(int argc, char **argv);
 /* The new image of nbremote.exec_reregister (t_remote_netbsd.c). */
-int nbremote_exec_target_main(void);
+int nbremote_exec_target_main(int argc, char **argv);
 
 #endif
