@@ -22,6 +22,11 @@
  * cmp      trace_cmp8, tracing comparisons            32 Ki words (256 KiB)
  * gdoff    trace_pc_guard, nothing enabled            -
  * guard    trace_pc_guard, tracing PCs                32 Ki words (256 KiB)
+ * uniq     trace_pc, unique PC (libukcov only): every  32 Ki words, 4096-word
+ *          call a point seen since the reset           bitmap
+ * cuniq    trace_cmp8, unique CMP (libukcov only):     32 Ki words, 4096-word
+ *          distinct records, so the table fills and    bitmap
+ *          the timed calls are (mostly) drops
  *          (run with UKCOV_OPTIONS=coverage=1 for the process-wide mode)
  * calib    dependent adds, to estimate the clock
  *
@@ -69,6 +74,7 @@ struct mode {
 	size_t words;		/* buffer size */
 	int trace;		/* -1: off, else TRACE_PC / TRACE_CMP */
 	int reset;		/* reset word 0 when fewer than 64 records are left */
+	unsigned long uniq;	/* bitmap words of a unique mode, or 0 */
 };
 
 static double now(void)
@@ -147,16 +153,18 @@ static void body_calib(long iter, uint64_t *area, uint64_t limit)
 }
 
 static const struct mode modes[] = {
-	{ "off", body_pc, 0, -1, 0 },
-	{ "cache", body_pc, 32768, TRACE_PC, 1 },
-	{ "dram", body_pc, 8u << 20, TRACE_PC, 1 },
-	{ "full", body_pc, 512, TRACE_PC, 0 },
-	{ "swoff", body_switch, 0, -1, 0 },
-	{ "cmpoff", body_cmp, 0, -1, 0 },
-	{ "cmp", body_cmp, 32768, TRACE_CMP, 1 },
-	{ "gdoff", body_guard, 0, -1, 0 },
-	{ "guard", body_guard, 32768, TRACE_PC, 1 },
-	{ "calib", body_calib, 0, -1, 0 },
+	{ "off", body_pc, 0, -1, 0, 0 },
+	{ "cache", body_pc, 32768, TRACE_PC, 1, 0 },
+	{ "dram", body_pc, 8u << 20, TRACE_PC, 1, 0 },
+	{ "full", body_pc, 512, TRACE_PC, 0, 0 },
+	{ "swoff", body_switch, 0, -1, 0, 0 },
+	{ "cmpoff", body_cmp, 0, -1, 0, 0 },
+	{ "cmp", body_cmp, 32768, TRACE_CMP, 1, 0 },
+	{ "gdoff", body_guard, 0, -1, 0, 0 },
+	{ "guard", body_guard, 32768, TRACE_PC, 1, 0 },
+	{ "calib", body_calib, 0, -1, 0, 0 },
+	{ "uniq", body_pc, 32768, TRACE_PC, 0, 4096 },
+	{ "cuniq", body_cmp, 32768, TRACE_CMP, 0, 4096 },
 };
 
 /* Turn tracing on for this thread; returns the buffer (NULL: none). */
@@ -166,6 +174,12 @@ static uint64_t *trace_on(const struct mode *m)
 
 	if (m->trace < 0)
 		return NULL;
+#if !defined(UB_UKCOV)
+	if (m->uniq) {
+		fprintf(stderr, "ubench: %s: unique modes need libukcov\n", m->name);
+		exit(3);
+	}
+#endif
 #if defined(UB_UKCOV)
 	int fd = ukcov_open(UKCOV_LINUX);
 
@@ -174,7 +188,11 @@ static uint64_t *trace_on(const struct mode *m)
 		exit(1);
 	}
 	area = mmap(NULL, m->words * 8, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (area == MAP_FAILED || ukcov_ioctl(fd, KCOV_ENABLE, (unsigned long)m->trace)) {
+	if (area == MAP_FAILED ||
+	    (m->uniq ? ukcov_ioctl(fd, m->trace == TRACE_CMP ?
+					   UKCOV_IOC_UNIQUE_ENABLE_CMP :
+					   KCOV_UNIQUE_ENABLE, m->uniq)
+		     : ukcov_ioctl(fd, KCOV_ENABLE, (unsigned long)m->trace))) {
 		perror("ubench: mmap/KCOV_ENABLE");
 		exit(1);
 	}
@@ -204,7 +222,7 @@ int main(int argc, char **argv)
 			m = &modes[i];
 	if (!m || iter <= 0 || repeat <= 0) {
 		fprintf(stderr, "usage: ubench off|cache|dram|full|swoff|cmpoff|cmp|"
-				"gdoff|guard|calib "
+				"gdoff|guard|calib|uniq|cuniq "
 				"[ITER [REPEAT]]\n");
 		return 2;
 	}
@@ -216,6 +234,9 @@ int main(int argc, char **argv)
 	area = trace_on(m);
 	if (area) {
 		uint64_t cap = m->trace == TRACE_CMP ? (m->words - 1) / 4 : m->words - 1;
+
+		if (m->uniq)	/* the trace after the bitmap, as the runtime has it */
+			area += m->uniq;
 
 		limit = m->reset ? cap - 64 : UINT64_MAX;
 		/* Fault the buffer in (and, for "full", fill it) before timing. */

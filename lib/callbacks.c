@@ -273,6 +273,19 @@ cmp_record(struct ukcov_thread *t, uint64_t *area, uint64_t type,
 	__atomic_store_n(&area[0], n + 1, __ATOMIC_RELEASE);
 }
 
+/* Unique CMP: is the trace after the bitmap full?  Then every record
+ * is dropped and counted without a lookup, as the CMP trace drops
+ * whatever comes once its buffer is full, until the user's reset zeroes
+ * the count (docs/DESIGN.md, "Unique coverage": comparisons are mostly
+ * distinct, so the lookup of each one in a full table cost 4.6-57x the
+ * CMP trace).  The count word is the user's: read once, bounded by the
+ * runtime's capacity. */
+static inline __attribute__((always_inline)) int
+uniq_trace_full(const struct ukcov_thread *t, const uint64_t *area)
+{
+	return __atomic_load_n(&area[0], __ATOMIC_RELAXED) >= t->cmp_cap;
+}
+
 /* Append the record unless this thread saw it since the last reset.
  * The operands come first, in the registers the callbacks received them
  * in (see trace_switch_records). */
@@ -280,7 +293,13 @@ static __attribute__((noinline)) void
 trace_cmp_unique(uint64_t arg1, uint64_t arg2, struct ukcov_thread *t,
 		 uint64_t *area, uint64_t type, uint64_t pc)
 {
-	int r = uniq_claim_cmp(t, type, arg1, arg2, pc);
+	int r;
+
+	if (uniq_trace_full(t, area)) {
+		count_drop(t, 1);
+		return;
+	}
+	r = uniq_claim_cmp(t, type, arg1, arg2, pc);
 
 	if (r == UNIQ_NEW)
 		cmp_record(t, area, type, arg1, arg2, pc);
@@ -438,7 +457,13 @@ trace_switch_records(uint64_t val, const uint64_t *cases,
 		 * record, kept or not on its own. */
 		for (i = 0; i < cases[0]; i++) {
 			uint64_t c = cases[i + 2] & mask;
-			int r = uniq_claim_cmp(t, type, c, val & mask, pc);
+			int r;
+
+			if (uniq_trace_full(t, area)) {
+				count_drop(t, cases[0] - i);
+				return;
+			}
+			r = uniq_claim_cmp(t, type, c, val & mask, pc);
 
 			if (r == UNIQ_NEW)
 				cmp_record(t, area, type, c, val & mask, pc);

@@ -402,7 +402,10 @@ void ukcov__thread_follow_arm(struct ukcov_thread *t, uint64_t *area,
 
 /* ---- unique.c: unique coverage (KCOV_UNIQUE_ENABLE and the CMP
  * extension); the hot path is in unique_hot.h ---- */
-#define UKCOV_UNIQ_PROBES	32	/* linear-probe bound per record */
+#define UKCOV_UNIQ_PROBES	32	/* linear-probe bound per PC */
+#define UKCOV_UNIQ_CMP_PROBES	64	/* window of a CMP record (unique_hot.h:
+					 * one 64-bit mask; a 1-word bitmap's
+					 * whole table) */
 #define UKCOV_UNIQ_PC_MAX_LOG2	22	/* 4 Mi PC slots, 32 MiB virtual */
 #define UKCOV_UNIQ_CMP_MAX_LOG2	20	/* 1 Mi CMP slots, 32 MiB virtual */
 int ukcov__uniq_check_words(uint64_t entries, uint64_t words);

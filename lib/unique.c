@@ -23,7 +23,10 @@
  * is overwritten by the next key that lands there.  A record whose key
  * finds neither itself nor a clear bit within the probe bound is
  * dropped and counted (UKCOV_IOC_DROPPED): the table is too full, the
- * remedy is a larger bitmap.
+ * remedy is a larger bitmap.  CMP records use a 64-slot window with a
+ * tag per slot instead, and once the trace is full every CMP record is
+ * dropped and counted without a lookup (unique_hot.h, callbacks.c,
+ * docs/DESIGN.md "Unique CMP: drops").
  *
  * What a scribbled bitmap can do: a bit set by the user makes its slot
  * look taken by a key that is not there (the probe goes on past it, or
@@ -66,11 +69,16 @@ static unsigned slots_log2(int mode, uint64_t words)
 	return l < max ? l : max;
 }
 
+/* PC tables: one 8-byte key per slot.  CMP tables: 32-byte keys, then
+ * a 16-bit tag per slot and a mirror of the first window's tags
+ * (unique_hot.h, uniq_claim_cmp). */
 static size_t table_bytes(int mode, uint64_t words)
 {
-	size_t key = mode == UKCOV_MODE_CMP ? 32 : 8;
+	size_t slots = (size_t)1 << slots_log2(mode, words);
 
-	return ((size_t)1 << slots_log2(mode, words)) * key;
+	if (mode == UKCOV_MODE_CMP)
+		return (slots + UKCOV_UNIQ_CMP_PROBES) * (32 + 2);
+	return slots * 8;
 }
 
 /* Outside the hot path (enable, exec takeover, a followed thread's

@@ -375,13 +375,14 @@ static void t_cmp(const struct kc *k)
 	close(fd);
 }
 
-/* A bitmap of one word: 64 slots.  200 distinct records each either
- * take a slot (recorded) or find none within the probe bound
- * (dropped, counted); a second pass records nothing new, and nothing
- * is written past the records. */
+/* A bitmap of one word: 64 slots, all in every record's window
+ * (UKCOV_UNIQ_CMP_PROBES).  Of 200 distinct records exactly the first
+ * 64 are kept and the other 136 dropped and counted, each time they
+ * come; the kept ones are repeats, never counted; nothing is written
+ * past the records. */
 static void t_table_full(const struct kc *k)
 {
-	uint64_t *buf, *tr, n, d;
+	uint64_t *buf, *tr;
 	int fd = kc_setup(k, KC_ENTRIES, &buf);
 
 	for (uint64_t i = 1; i < KC_ENTRIES; i++)
@@ -390,23 +391,106 @@ static void t_table_full(const struct kc *k)
 	tr = buf + 1;
 	tr[0] = 0;
 	uniq_cmp_enable_ok(k, fd, 1);
-	for (uint32_t i = 0; i < 200; i++)
+	for (uint32_t i = 0; i < 200; i++) {
 		target_cmp4(i, 0xbeef);
-	n = rec_count(tr);
-	d = kc_dropped(k, fd);
-	CHECK(n <= 64 && n > 0);
-	CHECK_EQ(n + d, 200);
-	for (uint32_t i = 0; i < 200; i++)
+		/* No record is lost while the table has room. */
+		if (i < 64)
+			CHECK_EQ(rec_count(tr), i + 1);
+	}
+	CHECK_EQ(rec_count(tr), 64);
+	CHECK_EQ(buf[0], ~0ULL);
+	CHECK_EQ(kc_dropped(k, fd), 200 - 64);
+	for (uint32_t i = 0; i < 64; i++)
+		expect_cmp(tr, i, SZ(2), i, 0xbeef, (const void *)target_cmp4,
+			   (const void *)__sanitizer_cov_trace_cmp4);
+	/* The kept records are repeats; the dropped ones are counted
+	 * again, once per occurrence. */
+	for (uint32_t i = 0; i < 64; i++)
 		target_cmp4(i, 0xbeef);
-	CHECK_EQ(rec_count(tr), n);
-	CHECK_EQ(kc_dropped(k, fd), 200 - n);
+	CHECK_EQ(kc_dropped(k, fd), 0);
+	for (uint32_t i = 64; i < 200; i++)
+		target_cmp4(i, 0xbeef);
+	target_cmp4(199, 0xbeef);
+	CHECK_EQ(rec_count(tr), 64);
+	CHECK_EQ(kc_dropped(k, fd), 200 - 64 + 1);
+	/* A reset empties the table: the next 64 distinct are kept. */
+	CHECK_OK(kc_req(k, fd, KCOV_RESET_TRACE, 0));
+	for (uint32_t i = 1000; i < 1100; i++)
+		target_cmp4(i, 0xbeef);
+	CHECK_EQ(rec_count(tr), 64);
+	CHECK_EQ(kc_dropped(k, fd), 100 - 64);
+	expect_cmp(tr, 63, SZ(2), 1063, 0xbeef, (const void *)target_cmp4,
+		   (const void *)__sanitizer_cov_trace_cmp4);
 	kc_disable_ok(k, fd);
-	CHECK_EQ(__builtin_popcountll(buf[0]), (int)n);
-	for (uint64_t i = 0; i < n; i++)
-		for (uint64_t j = 0; j < i; j++)
-			CHECK(tr[2 + 4 * i] != tr[2 + 4 * j]);
-	for (uint64_t i = 1 + 1 + 4 * n; i < KC_ENTRIES; i++)
+	for (uint64_t i = 1 + 1 + 4 * 64; i < KC_ENTRIES; i++)
 		CHECK_EQ(buf[i], 0xa5a5a5a5a5a5a5a5ULL);
+	close(fd);
+}
+
+/* Unique CMP with the trace after the bitmap full: every record is
+ * dropped and counted without a lookup, repeats and new ones alike
+ * (the CMP trace's rule), and no slot is claimed; before that a repeat
+ * is never counted; the user's reset records them again. */
+static void t_cmp_trace_full(const struct kc *k)
+{
+	uint64_t *buf, *tr, bits = 0;
+	const uint64_t cap = (KC_ENTRIES - BW - 1) / 4;	/* 125 */
+	int fd = kc_setup(k, KC_ENTRIES, &buf);
+
+	tr = TRACE(buf);
+	uniq_cmp_enable_ok(k, fd, BW);
+	for (uint32_t i = 0; i + 1 < cap; i++)
+		target_cmp4(i, 7);
+	target_cmp4(5, 7);		/* a repeat, room left: not counted */
+	CHECK_EQ(kc_dropped(k, fd), 0);
+	target_cmp4((uint32_t)cap - 1, 7);
+	CHECK_EQ(rec_count(tr), cap);
+	target_cmp4(5, 7);		/* a repeat: counted */
+	target_cmp4(500, 7);		/* new: counted */
+	target_switch32(7);		/* five cases: counted at once */
+	CHECK_EQ(rec_count(tr), cap);
+	CHECK_EQ(kc_dropped(k, fd), 7);
+	for (int w = 0; w < BW; w++)
+		bits += (uint64_t)__builtin_popcountll(buf[w]);
+	CHECK_EQ(bits, cap);
+	expect_cmp(tr, cap - 1, SZ(2), cap - 1, 7, (const void *)target_cmp4,
+		   (const void *)__sanitizer_cov_trace_cmp4);
+	user_reset(buf, BW);
+	target_cmp4(500, 7);
+	target_cmp4(500, 7);
+	CHECK_EQ(rec_count(tr), 1);
+	CHECK_EQ(kc_dropped(k, fd), 0);
+	expect_cmp(tr, 0, SZ(2), 500, 7, (const void *)target_cmp4,
+		   (const void *)__sanitizer_cov_trace_cmp4);
+	kc_disable_ok(k, fd);
+	close(fd);
+}
+
+/* A larger table at half load: 8 words, 512 slots, 256 distinct
+ * records all kept (a window of 64 full slots at this load would be
+ * a broken hash), and a second pass adds nothing. */
+static void t_table_half(const struct kc *k)
+{
+	uint64_t *buf, *tr, bits = 0;
+	int fd = kc_setup(k, 2048, &buf);	/* room for all 256 */
+
+	tr = TRACE(buf);
+	uniq_cmp_enable_ok(k, fd, BW);
+	for (uint32_t i = 0; i < 256; i++)
+		target_cmp4(i * 0x10001u, ~i);
+	CHECK_EQ(rec_count(tr), 256);
+	for (uint32_t i = 0; i < 256; i++)
+		target_cmp4(i * 0x10001u, ~i);
+	CHECK_EQ(rec_count(tr), 256);
+	CHECK_EQ(kc_dropped(k, fd), 0);
+	for (int w = 0; w < BW; w++)
+		bits += (uint64_t)__builtin_popcountll(buf[w]);
+	CHECK_EQ(bits, 256);
+	for (uint32_t i = 0; i < 256; i++)
+		expect_cmp(tr, i, SZ(2), (uint64_t)i * 0x10001u, (uint32_t)~i,
+			   (const void *)target_cmp4,
+			   (const void *)__sanitizer_cov_trace_cmp4);
+	kc_disable_ok(k, fd);
 	close(fd);
 }
 
@@ -590,6 +674,10 @@ void register_unique_tests(void)
 	reg_one("unique.threads", t_threads, FL_LINUX, core_have_native, 0);
 	reg_one("unique.cmp", t_cmp, FL_LINUX, core_have_native, NEED_CMP);
 	reg_one("unique.table_full", t_table_full, FL_LINUX, core_have_native,
+		NEED_CMP);
+	reg_one("unique.cmp_trace_full", t_cmp_trace_full, FL_LINUX,
+		core_have_native, NEED_CMP);
+	reg_one("unique.table_half", t_table_half, FL_LINUX, core_have_native,
 		NEED_CMP);
 	reg_one("unique.scribbled", t_scribbled, FL_LINUX, core_have_native, 0);
 	reg_one("unique.fork_server", t_fork_server, FL_LINUX,
