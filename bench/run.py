@@ -384,13 +384,30 @@ def cpu_model(meta):
     return meta.get("cpu_model") or meta.get("cpu", "unknown CPU")
 
 
+# Targets judged on the worse of the wall-clock and CPU-time geomeans.
+# uk.pc.64M has a consumer on the other CPU: on a loaded machine its wall
+# time takes the consumer's waits and made unique PC look cheaper than
+# the trace (wall 0.88, CPU time 1.03-1.26; docs/PERFORMANCE.md).
+BOTH_CLOCKS = {("uk.uniq", "uk.pc.64M")}
+
+
+def target_geomean(res, num, den):
+    """The geomean a verdict uses (see BOTH_CLOCKS)."""
+    g = geomean([v for *_, v in target_ratios(res, num, den)])
+    if (num, den) in BOTH_CLOCKS:
+        c = geomean([v for *_, v in target_ratios(res, num, den, "cpu_median")])
+        if not math.isnan(c):
+            g = max(g, c)
+    return g
+
+
 def verdict_lines(res):
     """One line per target, each naming the CPU, printed last."""
     L = [f"## Verdict on {cpu_model(res['meta'])}", ""]
     for label, pairs, limit in TARGETS:
         if label.startswith("(not"):
             continue
-        gs = [geomean([v for *_, v in target_ratios(res, num, den)]) for num, den in pairs]
+        gs = [target_geomean(res, num, den) for num, den in pairs]
         gs = [g for g in gs if not math.isnan(g)]
         if not gs:
             L.append(f"- {label}: not measured ({cpu_model(res['meta'])})")
@@ -471,7 +488,9 @@ def report_targets(res):
                 continue
             cells = {(wl, cc): v for wl, cc, v in rs}
             g = geomean([v for *_, v in rs])
-            verdict = "met" if g <= limit else "NOT met"
+            verdict = "met" if target_geomean(res, num, den) <= limit else "NOT met"
+            if (num, den) in BOTH_CLOCKS:
+                verdict += " (wall and CPU)"
             if label.startswith("(not"):
                 verdict = "within" if g <= limit else "above"
             L.append(f"| {label} | {num} / {den} | " + " | ".join(
