@@ -473,6 +473,8 @@ int ukcov__nb_alive(const struct ukcov_nb_remote *r);
 void ukcov__nb_rearm(struct ukcov_thread *t);
 void ukcov__nb_thread_exit(struct ukcov_thread *t);
 void ukcov__nb_fork_child(void);
+void ukcov__nb_drops(const struct ukcov_cb *cb, uint64_t **drops,
+		     uint64_t **drops_read);
 void ukcov__nb_exec_prepare(void);
 void ukcov__nb_exec_failed(void);
 

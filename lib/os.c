@@ -89,18 +89,21 @@ int ukcov__ioctl_common(struct ukcov_desc *d, unsigned long req,
 			unsigned long arg, int *handled)
 {
 	struct ukcov_cb *cb = d->cb;
-	uint64_t now, n;
+	uint64_t now, n, *drops = &cb->drops, *drops_read = &cb->drops_read;
 	int rc;
 
 	*handled = 0;
 	if (req != UKCOV_IOC_DROPPED)
 		return 0;
 	*handled = 1;
+	/* A NetBSD descriptor attached to a remote counts the remote's. */
+	if (cb->nb_attached)
+		ukcov__nb_drops(cb, &drops, &drops_read);
 	/* Report first, clear only once the caller has the value. */
-	now = __atomic_load_n(&cb->drops, __ATOMIC_RELAXED);
-	n = now - cb->drops_read;
+	now = __atomic_load_n(drops, __ATOMIC_RELAXED);
+	n = now - __atomic_load_n(drops_read, __ATOMIC_RELAXED);
 	rc = copyout((void *)arg, &n, sizeof(n));
 	if (rc == 0)
-		cb->drops_read = now;
+		__atomic_store_n(drops_read, now, __ATOMIC_RELAXED);
 	return rc;
 }

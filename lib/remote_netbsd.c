@@ -74,6 +74,8 @@ struct nb_page {
 	int32_t holder;		/* [A] tid of the thread inside, 0 none */
 	int32_t pad;
 	uint64_t drops;		/* [A] records a full buffer dropped */
+	uint64_t drops_read;	/* [A] drops already reported by
+				 * UKCOV_IOC_DROPPED, or at the enable */
 };
 
 struct ukcov_nb_remote {
@@ -338,7 +340,25 @@ int ukcov__nb_enable_locked(struct ukcov_nb_remote *r, int mode)
 	} while (!__atomic_compare_exchange_n(&r->pg->state, &old, nw, 0,
 					      __ATOMIC_SEQ_CST,
 					      __ATOMIC_RELAXED));
+	/* UKCOV_IOC_DROPPED counts from the enable, as for a descriptor. */
+	__atomic_store_n(&r->pg->drops_read,
+			 __atomic_load_n(&r->pg->drops, __ATOMIC_RELAXED),
+			 __ATOMIC_RELAXED);
 	return 0;
+}
+
+/* UKCOV_IOC_DROPPED of a descriptor attached to a remote: the remote's
+ * counters, if this process reaches it (cb locked). */
+void ukcov__nb_drops(const struct ukcov_cb *cb, uint64_t **drops,
+		     uint64_t **drops_read)
+{
+	struct ukcov_nb_remote *r = ukcov__nb_find(cb->nb_subsystem,
+						   cb->nb_id);
+
+	if (r) {
+		*drops = &r->pg->drops;
+		*drops_read = &r->pg->drops_read;
+	}
 }
 
 /* Stop the in-process holder now: NetBSD's hooks test kd->enabled on

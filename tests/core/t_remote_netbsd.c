@@ -258,17 +258,34 @@ static void t_section_records(const struct kc *k)
 	kc_disable_ok(k, fd);
 }
 
-/* Full: bufnent = 256K - 1 PCs, then records drop. */
+/* Full: bufnent = 256K - 1 PCs, then records drop (UKCOV_IOC_DROPPED
+ * of any attached descriptor counts them, from the remote's enable). */
 static void t_section_full(const struct kc *k)
 {
 	uint64_t *buf;
-	int fd;
+	int fd, fd2;
 
 	fd = nb_on(k, 4, 4, &buf);
 	CHECK_EQ(section_on_thread(4, 4, (unsigned)NB_ENTRIES + 5), 0);
 	CHECK_EQ(rec_count(buf), NB_ENTRIES - 1);
 	expect_pcs_in(buf, NB_ENTRIES - 2, 1, (const void *)target_leaf2);
+	/* Dropped silently in NetBSD; counted here, as for any buffer:
+	 * the remote's count, through any attached descriptor. */
+	fd2 = kc_open_ok(k);
+	CHECK_OK(nb_attach(k, fd2, 4, 4));
+	CHECK_EQ(kc_dropped(k, fd2), 6);
+	CHECK_EQ(kc_dropped(k, fd), 0);		/* reported once */
+	CHECK_EQ(section_on_thread(4, 4, 2), 0);
+	CHECK_EQ(kc_dropped(k, fd), 2);
 	kc_disable_ok(k, fd);
+	CHECK_EQ(section_on_thread(4, 4, 2), 0);	/* off: not traced */
+	CHECK_OK(nb_enable(k, fd, KCOV_MODE_TRACE_PC));
+	CHECK_EQ(section_on_thread(4, 4, 3), 0);
+	CHECK_EQ(kc_dropped(k, fd), 3);		/* since the enable */
+	rec_reset(buf);
+	CHECK_EQ(section_on_thread(4, 4, 3), 0);
+	CHECK_EQ(kc_dropped(k, fd), 0);
+	expect_only_pcs(buf, 3, (const void *)target_leaf2);
 }
 
 static long op_cmp_section(void *p)
