@@ -702,32 +702,26 @@ static void t_xproc_registry(const struct kc *k)
 	CHECK_EQ(rec_count(buf), 3);
 }
 
-/* The image another process runs in t_xproc_other_user: attach to
- * the remote (6, 12) through /dev/kcov, enter it and call target_leaf
- * once; open the remote's memfd (path) directly.  Exit status 0 if
- * all of that works ("same") or all of it is refused ("other"). */
-static int other_process(const char *who, const char *path)
+/* The image another process of this user runs in t_xproc_other_user:
+ * attach to the remote (6, 12) through /dev/kcov, enter it and call
+ * target_leaf once; open the remote's memfd (path) directly.  Exit
+ * status 0 if all of that works. */
+static int same_user_process(const char *path)
 {
 	struct kcov_ioc_remote_attach a = { 6, 12 };
-	int fd, e_open, e_attach, e_enter;
+	int fd;
 
 	setenv("UKCOV_DEVICE", "ukcov", 1);
 	setenv("UKCOV_FLAVOR", "netbsd", 1);
 	fd = open("/dev/kcov", O_RDWR);
-	if (fd < 0)
+	if (fd < 0 || open(path, O_RDWR) < 0)
 		return 3;
-	e_open = open(path, O_RDWR) < 0 ? errno : 0;
-	e_attach = ioctl(fd, KCOV_IOC_REMOTE_ATTACH, &a) == 0 ? 0 : errno;
-	e_enter = ukcov_remote_enter(6, 12) == 0 ? 0 : errno;
-	if (e_enter == 0) {
-		target_leaf();
-		if (ukcov_remote_leave(6, 12) != 0)
-			return 4;
-	}
-	if (strcmp(who, "same") == 0)
-		return e_open == 0 && e_attach == 0 && e_enter == 0 ? 0 : 5;
-	return e_open == EACCES && e_attach == ENOENT && e_enter == ENOENT
-		       ? 0 : 6;
+	if (ioctl(fd, KCOV_IOC_REMOTE_ATTACH, &a) != 0)
+		return 4;
+	if (ukcov_remote_enter(6, 12) != 0)
+		return 5;
+	target_leaf();
+	return ukcov_remote_leave(6, 12) == 0 ? 0 : 6;
 }
 
 /* The new image of t_exec_reregister (the remote its old image
@@ -735,8 +729,8 @@ static int other_process(const char *who, const char *path)
  * t_xproc_other_user. */
 int nbremote_exec_target_main(int argc, char **argv)
 {
-	if (argc == 4)
-		return other_process(argv[2], argv[3]);
+	if (argc == 3)
+		return same_user_process(argv[2]);
 	return ukcov_remote_register(6, 11) == 0 ? 0 : errno;
 }
 
@@ -763,45 +757,64 @@ static void remote_memfd_path(char *path, size_t size)
 	FAIL("no memfd of the remote in /proc/self/fd");
 }
 
-/* Run this binary again as --nb-exec-target WHO PATH, as uid (or as
- * ourselves with uid 0), stderr to /dev/null (its runtime reports the
- * registry another user may not open). */
-static void run_other_process(const char *who, const char *path, uid_t uid)
+/* Run this binary again as --nb-exec-target PATH: a process of this
+ * user that shares nothing with us but the registry. */
+static void run_same_user_process(const char *path)
 {
 	pid_t pid = fork();
 
 	CHECK_OK(pid);
 	if (pid == 0) {
-		int null = open("/dev/null", O_WRONLY);
-
-		if (null < 0 || dup2(null, 2) < 0)
-			_exit(9);
-		if (uid && (setgid(uid) != 0 || setuid(uid) != 0))
-			_exit(10);
-		execl("/proc/self/exe", "core", "--nb-exec-target", who, path,
+		execl("/proc/self/exe", "core", "--nb-exec-target", path,
 		      (char *)NULL);
 		_exit(11);
 	}
 	expect_exit0(pid);
 }
 
+/* As nobody, after a remote this child did not inherit was registered:
+ * neither the remote's pages (path, a remote it did inherit) nor the
+ * new one (6, 13), which it finds only through the registry, are
+ * reachable. */
+static int other_user_child(const struct kc *k, const struct peer *p,
+			    const char *path)
+{
+	int null = open("/dev/null", O_WRONLY), fd;
+
+	/* Its runtime reports the registry it may not open. */
+	if (null < 0 || dup2(null, 2) < 0)
+		return 9;
+	if (setgid(65534) != 0 || setuid(65534) != 0)
+		return 10;
+	peer_tell(p);
+	peer_wait(p);		/* (6, 13) is registered now */
+	fd = kc_open(k);
+	if (fd < 0)
+		return 11;
+	if (open(path, O_RDWR) >= 0 || errno != EACCES)
+		return 12;
+	if (nb_attach(k, fd, 6, 13) == 0 || errno != ENOENT)
+		return 13;
+	if (ukcov_remote_enter(6, 13) == 0 || errno != ENOENT)
+		return 14;
+	target_leaf();
+	return 0;
+}
+
 /* Same user only, from the OS: another process of this user attaches
  * to the remote through the registry and feeds it; one of another user
- * (nobody; only root can become it here) can neither open the remote's
- * pages nor find the remote, and records nothing into it. */
+ * (nobody; only root can become it here) can neither open a remote's
+ * pages through /proc nor find a remote in the registry. */
 static void t_xproc_other_user(const struct kc *k)
 {
 	char path[64];
-	uint64_t *buf;
+	uint64_t *buf, *b13;
+	struct peer p;
 
 	(void)nb_on(k, 6, 12, &buf);
 	remote_memfd_path(path, sizeof(path));
-	run_other_process("same", path, 0);
+	run_same_user_process(path);
 	CHECK_EQ(rec_count(buf), 1);
-	if (geteuid() == 0) {
-		run_other_process("other", path, 65534);
-		CHECK_EQ(rec_count(buf), 1);
-	}
 	/* The record is the other image's target_leaf: the same PC, but
 	 * for the (page-aligned) load address, as one made here. */
 	CHECK_OK(ukcov_remote_enter(6, 12) == 0 ? 0 : -1);
@@ -809,6 +822,18 @@ static void t_xproc_other_user(const struct kc *k)
 	CHECK_OK(ukcov_remote_leave(6, 12) == 0 ? 0 : -1);
 	expect_pcs_in(buf, 1, 1, (const void *)target_leaf);
 	CHECK_EQ(buf[1] & (PAGE - 1), buf[2] & (PAGE - 1));
+	if (geteuid() != 0)
+		return;
+	if (peer_fork(&p) == 0)
+		_exit(other_user_child(k, &p, path));
+	peer_wait(&p);
+	(void)nb_on(k, 6, 13, &b13);
+	peer_tell(&p);
+	expect_exit0(p.pid);
+	CHECK_EQ(rec_count(b13), 0);
+	/* Positive control: a section here records into (6, 13). */
+	CHECK_EQ(section_on_thread(6, 13, 1), 0);
+	expect_only_pcs(b13, 1, (const void *)target_leaf2);
 }
 
 /* exec ends the image that holds a remote: the new image (same pid)
