@@ -8,7 +8,8 @@
 # translation unit: it must be `static` (docs/STYLE of the project;
 # issue 6, "Drift").  Exceptions are what leaves the program on purpose:
 # for lib/, the symbols lib/libukcov.map exports; for tools/, main and
-# the functions the fuzz harnesses (tests/tool/fuzz/*.c) call.
+# the functions the fuzz harnesses (tests/tool/fuzz/*.c) and the test
+# programs built from tool objects (tests/tool/*.c) call.
 #
 # Reads the objects "make all" built (nm); prints "not ok static OBJ SYM"
 # per offender, then "N passed, N failed"; exits non-zero on any.
@@ -59,8 +60,9 @@ sed -n '/global:/,/local:/p' lib/libukcov.map | sed 's|/\*.*\*/||' \
     | tr ' ;\t' '\n\n\n' | grep -E '^[A-Za-z_][A-Za-z0-9_]*$' >"$W/lib.allowed"
 check lib "$W/lib.allowed" $(ls "$B"/lib/*.o | grep -v -E '/(follow|callbacks-only)\.o$')
 
-# tools/: ukcov's objects; main, and what the fuzz harnesses call.
-{ echo main; cat tests/tool/fuzz/*.c 2>/dev/null | tr -c 'A-Za-z0-9_' '\n'; } \
+# tools/: ukcov's objects; main, and what the fuzz harnesses and the
+# tool's test programs call.
+{ echo main; cat tests/tool/fuzz/*.c tests/tool/*.c 2>/dev/null | tr -c 'A-Za-z0-9_' '\n'; } \
     | grep -E '^[A-Za-z_]' | sort -u >"$W/tools.allowed"
 check tools "$W/tools.allowed" "$B"/tools/*.o
 
