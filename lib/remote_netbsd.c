@@ -128,17 +128,22 @@ static int nb_refuse(enum nb_why why, const char *fn, uint64_t s, uint64_t id,
 
 	if (!__atomic_exchange_n(&reported[why], 1, __ATOMIC_RELAXED)) {
 		memset(&di, 0, sizeof(di));
-		if (!dladdr(where, &di) || !di.dli_saddr)
-			di.dli_sname = NULL;
-		n = snprintf(msg, sizeof(msg),
-			     "ukcov: %s(0x%llx, 0x%llx) refused at %s+0x%lx "
-			     "(%p, %s): %s\n", fn, (unsigned long long)s,
-			     (unsigned long long)id,
-			     di.dli_sname ? di.dli_sname : "",
-			     di.dli_sname ? (unsigned long)((const char *)where -
-					     (const char *)di.dli_saddr) : 0UL,
-			     where, di.dli_fname ? di.dli_fname : "?",
-			     nb_text[why]);
+		if (dladdr(where, &di) && di.dli_sname && di.dli_saddr)
+			n = snprintf(msg, sizeof(msg),
+				     "ukcov: %s(0x%llx, 0x%llx) refused at "
+				     "%s+0x%lx (%p, %s): %s\n", fn,
+				     (unsigned long long)s,
+				     (unsigned long long)id, di.dli_sname,
+				     (unsigned long)((const char *)where -
+						     (const char *)di.dli_saddr),
+				     where, di.dli_fname, nb_text[why]);
+		else
+			n = snprintf(msg, sizeof(msg),
+				     "ukcov: %s(0x%llx, 0x%llx) refused at %p "
+				     "(%s): %s\n", fn, (unsigned long long)s,
+				     (unsigned long long)id, where,
+				     di.dli_fname ? di.dli_fname : "?",
+				     nb_text[why]);
 		if (n > 0)
 			(void)!write(2, msg, (size_t)n < sizeof(msg)
 						     ? (size_t)n

@@ -25,6 +25,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <ukcov/netbsd/kcov.h>
+
 #include "kc.h"
 #include "tests.h"
 
@@ -187,6 +189,49 @@ static void t_user_mmap(const struct kc *k)
 	expect_ready_state(k, fd, kc_map(fd, KC_ENTRIES));
 }
 
+/* ukcov_remote_register with the nth call of fn failing: -1 with want,
+ * no fd or mapping of the remote's memfd left, no remote registered
+ * (the same call succeeds afterwards).  NetBSD's kcov_remote_register
+ * panics when kcov_allocbuf fails. */
+static void register_fails(const char *fn, int e, int want)
+{
+	static uint64_t id = 100;
+	int nth, rc, err, fired, failures = 0;
+
+	for (nth = 1; nth <= MAX_NTH; nth++, id++) {
+		struct snapshot before = snap();
+
+		fault_arm(fn, nth, e);
+		errno = 0;
+		rc = ukcov_remote_register(9, id);
+		err = errno;
+		fired = fault_disarm();
+		if (!fired) {
+			CHECK_OK(rc);
+			id++;
+			break;
+		}
+		failures++;
+		CHECK_EQ(rc, -1);
+		CHECK_EQ(err, want);
+		expect_nothing_leaked(before);
+		CHECK_OK(ukcov_remote_register(9, id));
+	}
+	CHECK(failures > 0);	/* the injection reached the runtime */
+}
+
+static void t_nbremote_register(const struct kc *k)
+{
+	(void)k;
+	/* The registry is open (its own mapping) before the counting. */
+	CHECK_OK(ukcov_remote_register(9, 1));
+	register_fails("memfd_create", ENOMEM, ENOMEM);
+	register_fails("memfd_create", EMFILE, EMFILE);
+	register_fails("ftruncate", ENOMEM, ENOMEM);
+	register_fails("mmap", ENOMEM, ENOMEM);
+	register_fails("malloc", ENOMEM, ENOMEM);
+}
+
 void register_fault_tests(void)
 {
 	fault_arm = (arm_fn)dlsym(RTLD_DEFAULT, "ukcov_test_fault_arm");
@@ -200,4 +245,6 @@ void register_fault_tests(void)
 	reg_flavors("fault.setbuf_fallocate", t_setbuf_fallocate, NEED_NATIVE);
 	reg_flavors("fault.enable_mmap", t_enable_mmap, NEED_NATIVE);
 	reg_flavors("fault.user_mmap", t_user_mmap, NEED_NATIVE);
+	reg_one("fault.nbremote_register", t_nbremote_register, FL_NETBSD, 1,
+		NEED_NATIVE);
 }

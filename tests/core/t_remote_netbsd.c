@@ -82,6 +82,16 @@ static int nb_on(const struct kc *k, uint64_t s, uint64_t id, uint64_t **buf)
 	return fd;
 }
 
+/* msg (from capture_stderr_end) holds exactly one report, for why. */
+static void expect_one_report(const char *msg, const char *call,
+			      const char *why)
+{
+	const char *p = strstr(msg, call);
+
+	if (!p || !strstr(p, why) || strstr(p + 1, "ukcov:"))
+		FAIL("want one report of %s: %s, got: %s", call, why, msg);
+}
+
 /* ---- sections, run on other threads ---- */
 
 struct nb_op {
@@ -197,14 +207,19 @@ static void t_attach_replace(const struct kc *k)
  * once on stderr, and the remote keeps its buffer. */
 static void t_register_duplicate(const struct kc *k)
 {
+	char msg[1024];
 	uint64_t *buf;
 	int fd;
 
 	CHECK_OK(ukcov_remote_register(KCOV_REMOTE_VHCI, 5));
 	fd = nb_attached(k, KCOV_REMOTE_VHCI, 5, &buf);
 	buf[1] = 0x1234;
+	capture_stderr_begin();
 	CHECK_ERR(ukcov_remote_register(KCOV_REMOTE_VHCI, 5), EEXIST);
 	CHECK_ERR(ukcov_remote_register(KCOV_REMOTE_VHCI, 5), EEXIST);
+	capture_stderr_end(msg, sizeof(msg));
+	expect_one_report(msg, "ukcov_remote_register(0x0, 0x5) refused at ",
+			  "already registered (NetBSD panics)\n");
 	CHECK_EQ(buf[1], 0x1234);
 	CHECK_OK(ukcov_remote_register(KCOV_REMOTE_VHCI, 6));
 	close(fd);
@@ -467,12 +482,17 @@ static void t_enter_tracing_thread(const struct kc *k)
 {
 	struct actor *a = actor_start();
 	struct nb_op o = { 6, 3, 0 };
+	char msg[1024];
 	uint64_t *buf, *own;
 	int ofd = kc_setup(k, KC_ENTRIES, &own);
 
 	(void)nb_on(k, 6, 3, &buf);
 	CHECK_OK(actor_run(a, op_enable, &(struct kc_op){ k, ofd, 1 }));
+	capture_stderr_begin();
 	CHECK_EQ(actor_run(a, op_enter, &o), -EBUSY);
+	capture_stderr_end(msg, sizeof(msg));
+	expect_one_report(msg, "ukcov_remote_enter(0x6, 0x3) refused at ",
+			  "this thread traces");
 	CHECK_OK(actor_run(a, op_leaf2, (void *)(uintptr_t)2));
 	expect_only_pcs(own, 2, (const void *)target_leaf2);
 	CHECK_EQ(rec_count(buf), 0);
@@ -494,11 +514,16 @@ static void t_enter_concurrent(const struct kc *k)
 {
 	struct actor *a = actor_start();
 	struct nb_op o = { 6, 4, 0 };
+	char msg[1024];
 	uint64_t *buf;
 
 	(void)nb_on(k, 6, 4, &buf);
 	CHECK_EQ(actor_run(a, op_enter, &o), 0);
+	capture_stderr_begin();
 	CHECK_EQ(section_on_thread(6, 4, 5), -EBUSY);
+	capture_stderr_end(msg, sizeof(msg));
+	expect_one_report(msg, "ukcov_remote_enter(0x6, 0x4) refused at ",
+			  "another thread is inside this remote");
 	CHECK_OK(actor_run(a, op_leaf2, (void *)(uintptr_t)1));
 	CHECK_EQ(actor_run(a, op_leave, &o), 0);
 	expect_only_pcs(buf, 1, (const void *)target_leaf2);
@@ -622,6 +647,7 @@ static long op_signal_section(void *p)
  * leave; the interrupted section records again after it. */
 static void t_signal_in_section(const struct kc *k)
 {
+	char msg[1024];
 	struct sigaction sa;
 	uint64_t *buf;
 
@@ -629,8 +655,12 @@ static void t_signal_in_section(const struct kc *k)
 	sa.sa_handler = nb_handler;
 	CHECK_OK(sigaction(SIGUSR1, &sa, NULL));
 	(void)nb_on(k, 6, 8, &buf);
+	capture_stderr_begin();
 	CHECK_EQ(thread_run(op_signal_section, NULL), 0);
+	capture_stderr_end(msg, sizeof(msg));
 	CHECK_EQ(handler_rc, EBUSY | (EINVAL << 8));
+	CHECK(strstr(msg, "inside a signal handler") != NULL);
+	CHECK(strstr(msg, "did not enter this remote") != NULL);
 	expect_only_pcs(buf, 2, (const void *)target_leaf2);
 }
 
@@ -643,11 +673,13 @@ static void t_fork_shared(const struct kc *k)
 {
 	struct actor *a = actor_start();
 	struct nb_op o = { 6, 9, 0 };
+	char msg[1024];
 	struct peer p;
 	uint64_t *buf;
 
 	(void)nb_on(k, 6, 9, &buf);
 	CHECK_EQ(actor_run(a, op_enter, &o), 0);
+	capture_stderr_begin();		/* the child's report */
 	if (peer_fork(&p) == 0) {
 		/* The parent's actor is inside. */
 		if (section_on_thread(6, 9, 1) != -EBUSY)
@@ -661,6 +693,9 @@ static void t_fork_shared(const struct kc *k)
 	CHECK_EQ(rec_count(buf), 0);
 	peer_tell(&p);
 	expect_exit0(p.pid);
+	capture_stderr_end(msg, sizeof(msg));
+	expect_one_report(msg, "ukcov_remote_enter(0x6, 0x9) refused at ",
+			  "another thread is inside this remote");
 	expect_only_pcs(buf, 3, (const void *)target_leaf2);
 	actor_stop(a);
 }
@@ -670,6 +705,7 @@ static void t_fork_shared(const struct kc *k)
  * there.  When that process ends, the remote is gone (ENOENT). */
 static void t_xproc_registry(const struct kc *k)
 {
+	char msg[1024];
 	struct peer p;
 	uint64_t *buf;
 	int fd = kc_open_ok(k), fd2 = kc_open_ok(k);
@@ -687,8 +723,12 @@ static void t_xproc_registry(const struct kc *k)
 		_exit(0);
 	}
 	peer_wait(&p);
-	/* Registered in the child after the fork: not ours. */
+	/* Registered in the child after the fork: not ours, and taken. */
+	capture_stderr_begin();
 	CHECK_ERR(ukcov_remote_register(6, 10), EEXIST);
+	capture_stderr_end(msg, sizeof(msg));
+	expect_one_report(msg, "ukcov_remote_register(0x6, 0xa) refused at ",
+			  "already registered");
 	CHECK_OK(nb_attach(k, fd, 6, 10));
 	buf = nb_map(fd);
 	CHECK_OK(nb_enable(k, fd, KCOV_MODE_TRACE_PC));
