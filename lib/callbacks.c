@@ -19,8 +19,12 @@
  * link with -fsanitize-coverage, and only a strong definition pulled in
  * for __sanitizer_cov_trace_pc overrides them.
  */
+#include <fcntl.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "internal.h"
 #include "unique_hot.h"
@@ -165,6 +169,40 @@ CALLBACK void __sanitizer_cov_trace_pc(void)
  * (sanitizer_coverage_libcdep_new.cpp, __sanitizer_cov_trace_pc_guard).
  * Shape and cost: docs/DESIGN.md, "The hot path".
  */
+/*
+ * Unique mode: bit g is guard g (KCOV_UNIQUE_ENABLE).  While the
+ * thread's bitmap holds only guards at their own numbers (uniq_gmax,
+ * lib/unique.c) the bit alone decides, as in the Linux proposal; the
+ * PC still goes into slot g, so the key check finds it if trust is
+ * lost later.  Otherwise the probe starts at slot g and compares keys.
+ */
+static inline __attribute__((always_inline)) void
+guard_unique(struct ukcov_thread *t, uint64_t *area, uint32_t g, uint64_t pc)
+{
+	uint64_t i;
+
+	if (likely(g <= t->uniq_gmax)) {
+		if (uniq_take_bit(t->uniq_bits, g)) {
+			t->uniq_keys[g] = pc;
+			pc_record(t, area, pc);
+		}
+		return;
+	}
+	i = uniq_guard_slot(t, g, pc);
+	if (!uniq_seen_at(t, pc, i))
+		trace_pc_unique(t, area, pc, i);
+}
+
+/* Guard g's edge into this thread's PC area. */
+static inline __attribute__((always_inline)) void
+guard_kcov_hit(struct ukcov_thread *t, uint64_t *area, uint32_t g, uint64_t pc)
+{
+	if (t->uniq_bits != NULL)
+		guard_unique(t, area, g, pc);
+	else
+		pc_record(t, area, pc);
+}
+
 static inline __attribute__((always_inline)) void
 guard_hit(const uint32_t *guard, uint32_t on, uint64_t pc)
 {
@@ -190,19 +228,208 @@ guard_hit(const uint32_t *guard, uint32_t on, uint64_t pc)
 		struct ukcov_thread *t = &__ukcov_thread;
 		uint64_t *area = __atomic_load_n(&t->pc_area, __ATOMIC_RELAXED);
 
-		if (area == NULL)
-			return;
-		/* Unique mode: bit g is guard g (KCOV_UNIQUE_ENABLE). */
-		if (unlikely(t->uniq_bits != NULL)) {
-			uint64_t i = uniq_guard_slot(t, g, pc);
-
-			if (!uniq_seen_at(t, pc, i))
-				trace_pc_unique(t, area, pc, i);
-		} else
-			pc_record(t, area, pc);
+		if (area != NULL)
+			guard_kcov_hit(t, area, g, pc);
 	}
 }
 
+/* A new guard in trusted unique mode: its bit, its key, its record. */
+static __attribute__((noinline)) void
+guard_unique_claim(struct ukcov_thread *t, uint64_t *bits, uint32_t g,
+		   uint64_t pc)
+{
+	uint64_t *area = __atomic_load_n(&t->pc_area, __ATOMIC_RELAXED);
+
+	if (area == NULL)	/* a handler disabled us since uniq_gmax */
+		return;
+	bits[g >> 6] |= (uint64_t)1 << (g & 63);
+	t->uniq_keys[g] = pc;
+	pc_record(t, area, pc);
+}
+
+/* Every other guard edge into a kcov buffer. */
+static __attribute__((noinline)) void
+guard_kcov_slow(struct ukcov_thread *t, uint32_t g, uint64_t pc)
+{
+	uint64_t *area = __atomic_load_n(&t->pc_area, __ATOMIC_RELAXED);
+
+	if (area != NULL && g != 0)
+		guard_kcov_hit(t, area, g, pc);
+}
+
+/*
+ * Guard edges into a kcov buffer alone (the word is exactly KCOV),
+ * entered by a tail jump from the callback (the return address is the
+ * edge's).  Unique mode with a trusted bitmap first, the Linux
+ * proposal's case: uniq_gmax is 0 whenever this thread does not trace
+ * (ukcov__thread_clear_hot clears it with the area: signal handlers,
+ * disable) or must compare keys, and g - 1 wraps for a zeroed guard, so
+ * one compare admits exactly the guards whose bit alone decides.  A
+ * seen guard is then one TLS field, the guard, and one bitmap word.
+ */
+static __attribute__((noinline, used)) void
+guard_kcov_only(uint32_t *guard)
+{
+	struct ukcov_thread *t = &__ukcov_thread;
+	uint32_t g = *guard;
+
+	if (likely(g - 1 < t->uniq_gmax)) {
+		uint64_t *bits = t->uniq_bits;
+
+		if (likely(bits != NULL)) {
+			if (likely(bits[g >> 6] >> (g & 63) & 1))
+				return;			/* seen */
+			guard_unique_claim(t, bits, g, RET_IP());
+			return;
+		}
+	}
+	guard_kcov_slow(t, g, RET_IP());
+}
+
+/* Every case but coverage=1 alone: out of line, entered by a tail jump
+ * from the callback, so the return address is still the instrumented
+ * caller's.  "used": the x86-64 callback below is assembly. */
+static __attribute__((noinline, used)) void
+guard_any(uint32_t *guard, uint32_t on)
+{
+	guard_hit(guard, on, RET_IP());
+}
+
+#if defined(__x86_64__) && defined(__ELF__)
+/*
+ * The callback in assembly, for one byte sequence the gate below can
+ * rewrite (docs/DESIGN.md, "The hot path"; docs/PERFORMANCE.md, "Guard
+ * callbacks: T4 and U2"):
+ *
+ *   entry:  load __ukcov_sancov.on; test
+ *   gate:   jne on; ret          nothing enabled: the fall-through ret
+ *   on:     on == KCOV alone: tail jump to guard_kcov_only (kcov, unique)
+ *           on != PCS alone:  tail jump to guard_any (any other mix)
+ *           slot = guard_pcs[*guard]; slot != 0: ret (seen)
+ *           slot = return address - 1; ret
+ *
+ * With the gate closed (as built) the off path is one load and one
+ * compare with "ret" as its fall-through (BRIEF rule 1), and an enabled
+ * process takes the jne on every call.  On AMD Zen 5 that one taken
+ * branch per edge cost 13% of a whole sqlite run under coverage=1
+ * (1.13x compiler-rt's runtime, whose callback takes none).  A process
+ * whose word is already non-zero when its constructors have run can
+ * never be "off" again (KCOV is sticky, PCS lasts the process), so
+ * guard_gate_open() then turns "jne on; ret" into a 3-byte nop: the
+ * enabled path falls through too.  Every path after the gate also
+ * handles a word of 0 (guard_any records nothing then).
+ */
+#define GUARD_ON_OFS    0	/* offsetof(struct ukcov_sancov_hot, on) */
+#define GUARD_PCS_OFS   16	/* offsetof(..., guard_pcs) */
+_Static_assert(offsetof(struct ukcov_sancov_hot, on) == GUARD_ON_OFS,
+	       "the guard callback's offset of on");
+_Static_assert(offsetof(struct ukcov_sancov_hot, guard_pcs) == GUARD_PCS_OFS,
+	       "the guard callback's offset of guard_pcs");
+_Static_assert(UKCOV_SANCOV_PCS == 1 && UKCOV_SANCOV_KCOV == 2,
+	       "the guard callback's bits");
+#define STR_(x) #x
+#define STR(x) STR_(x)
+__asm__(
+	"	.text\n"
+	"	.p2align 6\n"
+	"	.globl	__sanitizer_cov_trace_pc_guard\n"
+	"	.type	__sanitizer_cov_trace_pc_guard, @function\n"
+	"__sanitizer_cov_trace_pc_guard:\n"
+	"	.cfi_startproc\n"
+	"	movq	__ukcov_sancov@GOTPCREL(%rip), %rax\n"
+	"	movl	" STR(GUARD_ON_OFS) "(%rax), %esi\n"
+	"	testl	%esi, %esi\n"
+	".Lukcov_guard_gate:\n"
+	"	jne	1f\n"			/* 75 01 */
+	"	ret\n"				/* c3: off */
+	"1:	cmpl	$2, %esi\n"		/* UKCOV_SANCOV_KCOV alone? */
+	"	je	guard_kcov_only\n"
+	"	cmpl	$1, %esi\n"		/* UKCOV_SANCOV_PCS alone? */
+	"	jne	guard_any\n"
+	"	movl	(%rdi), %ecx\n"		/* guard number g */
+	"	movq	" STR(GUARD_PCS_OFS) "(%rax), %rax\n"
+	"	leaq	(%rax,%rcx,8), %rax\n"
+	"	cmpq	$0, (%rax)\n"
+	"	je	2f\n"
+	"	ret\n"				/* seen: the common case */
+	"2:	movq	(%rsp), %rdx\n"		/* first hit: PC - 1, as */
+	"	subq	$1, %rdx\n"		/* compiler-rt keeps it */
+	"	movq	%rdx, (%rax)\n"
+	"	ret\n"
+	"	.cfi_endproc\n"
+	"	.size	__sanitizer_cov_trace_pc_guard, .-__sanitizer_cov_trace_pc_guard\n"
+	/* The gate's address, for guard_gate_open(). */
+	"	.pushsection .data.rel.ro, \"aw\"\n"
+	"	.p2align 3\n"
+	"guard_gate_addr:\n"
+	"	.quad	.Lukcov_guard_gate\n"
+	"	.popsection\n");
+extern __attribute__((visibility("hidden"))) unsigned char *const
+	guard_gate_addr;	/* local to this object (the asm above) */
+
+/* Is this the only thread of the process?  Field 20 of /proc/self/stat
+ * (proc(5)), counted after the ')' that ends the command name. */
+static int single_threaded(void)
+{
+	char buf[1024];
+	ssize_t n;
+	const char *p;
+	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC), field = 2;
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	for (; p && *p && field < 20; p++)
+		field += *p == ' ';
+	return p && field == 20 && strtol(p, NULL, 10) == 1;
+}
+
+/*
+ * Open the gate: rewrite "jne on; ret" as a nop through /proc/self/mem
+ * (which writes a private copy of the text page, as a debugger's
+ * breakpoint does), so that the text mapping never becomes writable.
+ * Only while this is the only thread, so no one executes the bytes as
+ * they change.  Any failure (a kernel with proc_mem.force_override=never,
+ * no /proc, a seccomp policy) leaves the gate closed: the callback is
+ * the same, one taken branch slower.
+ */
+static void guard_gate_open(void)
+{
+	static const unsigned char closed[3] = { 0x75, 0x01, 0xc3 };
+	static const unsigned char open_[3] = { 0x0f, 0x1f, 0x00 };
+	int fd;
+
+	if (memcmp(guard_gate_addr, closed, sizeof(closed)) != 0 ||
+	    !single_threaded())
+		return;
+	fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (pwrite(fd, open_, sizeof(open_),
+		   (off_t)(uintptr_t)guard_gate_addr) != (ssize_t)sizeof(open_))
+		(void)0;	/* closed still: correct, a branch slower */
+	close(fd);
+}
+
+/* After the runtime's constructor (priority 101: coverage options,
+ * exec takeover) and the instrumented modules' init calls.  Each copy
+ * of this object (libukcov.a, libukcov_cb.a in the executable,
+ * libukcov.so.0) opens its own gate.  UKCOV_GUARD_GATE=closed keeps it
+ * closed (the tests compare both). */
+__attribute__((constructor(102))) static void guard_gate_at_start(void)
+{
+	const char *g = getenv("UKCOV_GUARD_GATE");
+
+	if (__atomic_load_n(&__ukcov_sancov.on, __ATOMIC_RELAXED) != 0 &&
+	    !(g && strcmp(g, "closed") == 0))
+		guard_gate_open();
+}
+#else
 CALLBACK void __sanitizer_cov_trace_pc_guard(uint32_t *guard)
 {
 	uint32_t on = __atomic_load_n(&__ukcov_sancov.on, __ATOMIC_RELAXED);
@@ -221,8 +448,10 @@ CALLBACK void __sanitizer_cov_trace_pc_guard(uint32_t *guard)
 		__atomic_store_n(slot, RET_IP() - 1, __ATOMIC_RELAXED);
 		return;
 	}
+	/* Inline: a call would make RET_IP() this function's. */
 	guard_hit(guard, on, RET_IP());
 }
+#endif
 
 /* The module constructors' init calls.  They live here, next to the
  * callbacks, so that linking the callbacks also overrides the weak

@@ -148,12 +148,18 @@ struct ukcov_thread {
 	uint64_t *uniq_keys;		/* hot: the thread's key slots */
 	uint64_t uniq_mask;		/* hot: slots - 1 */
 	uint32_t uniq_shift;		/* hot: 64 - log2(slots) */
+	uint32_t uniq_gmax;		/* hot: guards 1..uniq_gmax are seen iff
+					 * their bit is set (the bitmap holds
+					 * only guard-numbered keys); 0: check
+					 * the key too (unique.c) */
 	/* Below: never read by callbacks.  Every hot field above is also
 	 * in struct ukcov_hot (checked below). */
 	struct ukcov_desc *owned;	/* descriptor this thread enabled */
 	int mode;			/* its enum ukcov_mode */
 	uint64_t uniq_words;		/* bitmap words of its unique mode, 0:
 					 * plain trace */
+	int uniq_trusted;		/* the bitmap's set bits are all guards
+					 * at their own number (uniq_gmax) */
 	void *uniq_table;		/* private mapping of key slots, kept
 					 * across enables; unmapped at exit */
 	size_t uniq_table_len;
@@ -193,6 +199,7 @@ struct ukcov_hot {
 	uint64_t *uniq_keys;
 	uint64_t uniq_mask;
 	uint32_t uniq_shift;
+	uint32_t uniq_gmax;
 };
 _Static_assert(offsetof(struct ukcov_thread, owned) == sizeof(struct ukcov_hot),
 	       "struct ukcov_hot must hold every hot field of ukcov_thread");
@@ -414,6 +421,8 @@ void ukcov__uniq_caps(struct ukcov_thread *t, uint64_t entries);
 uint64_t *ukcov__uniq_hot(struct ukcov_thread *t, uint64_t *buf);
 void ukcov__uniq_release(struct ukcov_thread *t);
 void ukcov__uniq_reset_buffer(uint64_t *buf, uint64_t words);
+void ukcov__uniq_trust_if_clear(struct ukcov_thread *t, const uint64_t *buf);
+void ukcov__uniq_trust_after_reset(struct ukcov_thread *t, const uint64_t *buf);
 
 /* ---- sancov_dump.c ---- */
 int ukcov__write_all(int fd, const void *p, size_t n);

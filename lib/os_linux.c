@@ -83,6 +83,8 @@ static int linux_reset_trace(struct ukcov_desc *d, unsigned long arg)
 	if (d->cb->mode != UKCOV_MODE_PC && d->cb->mode != UKCOV_MODE_CMP)
 		return -EINVAL;
 	ukcov__uniq_reset_buffer(d->buf, d->cb->uniq_words);
+	if (d->cb->uniq_words)
+		ukcov__uniq_trust_after_reset(&__ukcov_thread, d->buf);
 	return 0;
 }
 

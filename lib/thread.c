@@ -50,12 +50,15 @@ uint64_t ukcov__self_start_time(void)
 }
 
 /* The one place that turns a thread's recording off: the callbacks
- * test only the area pointers, so clearing them is enough.  Release:
+ * test the area pointers (and the guard callback uniq_gmax first).  Release:
  * a thread that sees NULL also sees what was written before. */
 void ukcov__thread_clear_hot(struct ukcov_thread *t)
 {
 	__atomic_store_n(&t->pc_area, NULL, __ATOMIC_RELEASE);
 	__atomic_store_n(&t->cmp_area, NULL, __ATOMIC_RELEASE);
+	/* The guard callback's unique test reads uniq_gmax before the area
+	 * (callbacks.c, ukcov__guard_kcov): off with it. */
+	t->uniq_gmax = 0;
 }
 
 void ukcov__thread_save_hot(const struct ukcov_thread *t, struct ukcov_hot *h)
@@ -69,6 +72,7 @@ void ukcov__thread_save_hot(const struct ukcov_thread *t, struct ukcov_hot *h)
 	h->uniq_keys = t->uniq_keys;
 	h->uniq_mask = t->uniq_mask;
 	h->uniq_shift = t->uniq_shift;
+	h->uniq_gmax = t->uniq_gmax;
 }
 
 /* Install a whole hot block.  The area pointers are cleared first and
@@ -85,6 +89,7 @@ void ukcov__thread_load_hot(struct ukcov_thread *t, const struct ukcov_hot *h)
 	t->uniq_keys = h->uniq_keys;
 	t->uniq_mask = h->uniq_mask;
 	t->uniq_shift = h->uniq_shift;
+	t->uniq_gmax = h->uniq_gmax;
 	if (h->pc_area)
 		ukcov__sancov_note_tracer();	/* trace_pc, guards look */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -181,6 +186,7 @@ void ukcov__thread_arm(struct ukcov_thread *t, struct ukcov_desc *d,
 	 * records nothing, see ukcov__uniq_hot). */
 	t->uniq_words = d->cb->uniq_words;
 	ukcov__uniq_prepare(t, mode, t->uniq_words);
+	ukcov__uniq_trust_if_clear(t, d->buf);
 	/* Capacity as every kernel computes it: entries-1 PCs, and
 	 * floor((entries-1)/4) comparison records, of the trace that
 	 * follows the bitmap in a unique mode. */
@@ -203,6 +209,7 @@ void ukcov__thread_follow_arm(struct ukcov_thread *t, uint64_t *area,
 	t->drops = &t->follow_drops;
 	t->uniq_words = uniq_words;
 	ukcov__uniq_prepare(t, mode, uniq_words);
+	ukcov__uniq_trust_if_clear(t, area);
 	ukcov__uniq_caps(t, entries);
 	thread_register_locked(t);
 	ukcov__thread_rearm_hot(t);

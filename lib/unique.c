@@ -137,6 +137,9 @@ uint64_t *ukcov__uniq_hot(struct ukcov_thread *t, uint64_t *buf)
 	t->uniq_keys = t->uniq_table;
 	t->uniq_mask = ((uint64_t)1 << l) - 1;
 	t->uniq_shift = 64 - l;
+	/* Only read by the guard callback, and only once the caller has
+	 * set pc_area (uniq_gmax is cleared with it). */
+	t->uniq_gmax = t->uniq_trusted ? (uint32_t)t->uniq_mask : 0;
 	t->uniq_bits = buf;
 	return buf + t->uniq_words;
 }
@@ -160,4 +163,51 @@ void ukcov__uniq_reset_buffer(uint64_t *buf, uint64_t words)
 	if (words)
 		memset(buf, 0, words * 8);
 	__atomic_store_n(&buf[words], 0, __ATOMIC_RELEASE);
+}
+
+/*
+ * Guard builds: may bit g alone say "guard g was seen"?  Linux's
+ * proposal indexes the bitmap by the guard id and trusts the bit; ukcov
+ * also keeps each guard's PC in slot g and, by default, compares it, so
+ * that bits set by something else (a trace-pc module's hashed PCs in
+ * the same thread, the image before an exec, a bitmap already dirty at
+ * enable) make the probe go on instead of losing a point.  The key load
+ * costs one more cache miss per call in a large program, so the guard
+ * callback skips it (t->uniq_gmax) while every set bit is known to be a
+ * guard at its own number:
+ *   - trusted when the thread arms the descriptor (enable, exec
+ *     takeover, a followed thread's start) with an all-zero bitmap, and
+ *     after KCOV_RESET_TRACE zeroed it;
+ *   - distrusted (for good, until such a reset) by the first key that
+ *     is claimed anywhere but at its guard number: uniq_claim_pc_at, the
+ *     one place hashed and probed keys are claimed.
+ * Only the owner thread writes its bitmap and these fields, so the
+ * callback that distrusts and the one that trusts never race.  A user's
+ * own reset (zeroing the bitmap) does not restore trust: ukcov does not
+ * see it, and the key check stays correct.  Bits the user scribbles
+ * while trusted make their guards look seen, as for a trace-pc key.
+ */
+/* Arming (enable, exec takeover, a followed thread): outside the hot
+ * path, t->uniq_words of buf already known. */
+void ukcov__uniq_trust_if_clear(struct ukcov_thread *t, const uint64_t *buf)
+{
+	int clear = 1;
+
+	for (uint64_t i = 0; buf && i < t->uniq_words && clear; i++)
+		clear = __atomic_load_n(&buf[i], __ATOMIC_RELAXED) == 0;
+	/* Guards record only in PC mode: a CMP bitmap is never theirs. */
+	t->uniq_trusted = buf && t->uniq_words && clear &&
+			  t->mode == UKCOV_MODE_PC;
+}
+
+/* KCOV_RESET_TRACE by the owner: the bitmap is zero now.  The hot field
+ * changes only while the hot block is the thread's own bitmap (not a
+ * remote section's, not cleared for a signal handler). */
+void ukcov__uniq_trust_after_reset(struct ukcov_thread *t, const uint64_t *buf)
+{
+	if (t->mode != UKCOV_MODE_PC)
+		return;
+	t->uniq_trusted = 1;
+	if (t->uniq_bits == buf && t->pc_area != NULL)
+		t->uniq_gmax = (uint32_t)t->uniq_mask;
 }

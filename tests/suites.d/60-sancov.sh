@@ -426,6 +426,56 @@ sys.exit(0 if a == b and a else 1)' "$C/ours.symcov" "$C/crt.symcov" &&
     fi
 fi
 
+# ---- 5b. the guard callback's gate (x86-64) ---------------------------
+# With the process-wide word non-zero once the constructors have run
+# (coverage=1 here), the "jne on; ret" after the off test is rewritten
+# as a nop, so coverage=1 falls through (docs/DESIGN.md, "The hot
+# path").  Closed when nothing is enabled, when UKCOV_GUARD_GATE=closed,
+# and when another thread exists at that point; the file is the same
+# byte for byte either way.
+gate_run() {  # name bin want-gate [env...]
+    name=$1 bin=$2 want=$3
+    shift 3
+    rm -rf "$C/gate.d" && mkdir "$C/gate.d"
+    env "$@" "$bin" >"$C/out" 2>&1
+    got=$(head -n 1 "$C/out")
+    if [ "$got" = "gate $want" ]; then ok "$name"; else bad "$name" "'$got', want 'gate $want'"; fi
+}
+if [ "$(uname -m)" = x86_64 ] &&
+   build gate-build clang -O1 -fsanitize-coverage=trace-pc-guard -c $S/gate.c -o "$C/gate.o" &&
+   build gate-build clang "$C/gate.o" $STATIC -o "$C/gate-static" &&
+   build gate-build clang "$C/gate.o" $SHARED -o "$C/gate-shared"; then
+    for how in static shared; do
+        bin=$C/gate-$how
+        gate_run "gate-$how-closed-when-off" "$bin" "75 01 c3"
+        gate_run "gate-$how-open-with-coverage" "$bin" "0f 1f 00" \
+            UKCOV_OPTIONS="coverage=1:coverage_dir=$C/gate.d"
+        set -- "$C"/gate.d/*.sancov
+        cp "$1" "$C/gate-open.sancov" 2>/dev/null
+        if [ "$(covered "$bin" "$1")" = "early_thread main marker " ]; then
+            ok "gate-$how-open-file"
+        else
+            bad "gate-$how-open-file" "covers '$(covered "$bin" "$1")'"
+        fi
+        gate_run "gate-$how-kept-closed-by-env" "$bin" "75 01 c3" \
+            UKCOV_OPTIONS="coverage=1:coverage_dir=$C/gate.d" UKCOV_GUARD_GATE=closed
+        set -- "$C"/gate.d/*.sancov
+        if cmp -s "$1" "$C/gate-open.sancov"; then
+            ok "gate-$how-same-file-closed"
+        else
+            bad "gate-$how-same-file-closed" "the files of the open and closed runs differ"
+        fi
+        gate_run "gate-$how-closed-with-a-thread" "$bin" "75 01 c3" \
+            UKCOV_OPTIONS="coverage=1:coverage_dir=$C/gate.d" GATE_THREAD=1
+        set -- "$C"/gate.d/*.sancov
+        if [ "$(covered "$bin" "$1")" = "early_thread idle main marker " ]; then
+            ok "gate-$how-file-with-a-thread"
+        else
+            bad "gate-$how-file-with-a-thread" "covers '$(covered "$bin" "$1")'"
+        fi
+    done
+fi
+
 # ---- 6. the seed's features: bitset, counters, direct, unique total --
 E=$T/feat
 mkdir -p "$E"

@@ -3,9 +3,14 @@
  * on a trace-pc-guard build (uguard_target.c): each guard once per
  * reset, a second identical run adds nothing, bit g of the bitmap is
  * guard g (the Linux proposal's indexing), KCOV_RESET_TRACE gives the
- * same records again.  Prints "ok RECORDS GUARDS" or what failed, and
- * exits 0 only if everything held.
+ * same records again.  Then, in a second thread (a fresh key table),
+ * the path that checks keys: a bitmap whose guard bits are already set
+ * at enable (an exec'd image's, or a scribble) must not make the
+ * bit alone say "seen" (lib/unique.c, "may bit g alone"), and after the
+ * user's own reset the bits are guard numbers again.  Prints "ok
+ * RECORDS GUARDS" or what failed, and exits 0 only if everything held.
  */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -62,10 +67,49 @@ static int bits_are_guards(const uint64_t *bits, uint64_t *nbits)
 	return 1;
 }
 
+static int fd;
+static uint64_t *buf, *tr, n1, first[16];
+
+static int same_as_first(void)
+{
+	return tr[0] == n1 && memcmp(first, tr + 1, n1 * 8) == 0;
+}
+
+static void *keys_checked(void *arg)
+{
+	uint64_t nbits;
+
+	(void)arg;
+	memset(buf, 0, BW * sizeof(*buf));
+	tr[0] = 0;
+	// cppcheck-suppress comparePointers
+	for (uint32_t *g = __start___sancov_guards; g < __stop___sancov_guards; g++)
+		buf[*g / 64] |= (uint64_t)1 << (*g % 64);
+	if (ukcov_ioctl(fd, KCOV_UNIQUE_ENABLE, (unsigned long)BW)) {
+		perror("KCOV_UNIQUE_ENABLE (second thread)");
+		failed = 1;
+		return NULL;
+	}
+	run();
+	expect(same_as_first(), "guard bits set at enable: every guard still recorded");
+	run();
+	expect(tr[0] == n1, "... once each");
+	memset(buf, 0, BW * sizeof(*buf));		/* the user's reset */
+	tr[0] = 0;
+	run();
+	expect(same_as_first(), "after the user's reset: the same records");
+	expect(bits_are_guards(buf, &nbits) && nbits == n1,
+	       "... and the set bits are the guard numbers (keys checked)");
+	ukcov_ioctl(fd, KCOV_DISABLE, 0UL);
+	return NULL;
+}
+
 int main(void)
 {
-	uint64_t *buf, *tr, n1, n2, nbits, first[16];
-	int fd = ukcov_open(UKCOV_LINUX);
+	uint64_t n2, nbits;
+	pthread_t th;
+
+	fd = ukcov_open(UKCOV_LINUX);
 
 	if (fd < 0 || ukcov_ioctl(fd, KCOV_INIT_TRACE, (unsigned long)ENTRIES)) {
 		perror("ukcov_open/KCOV_INIT_TRACE");
@@ -93,9 +137,12 @@ int main(void)
 	expect(ukcov_ioctl(fd, KCOV_RESET_TRACE, 0UL) == 0, "KCOV_RESET_TRACE");
 	expect(tr[0] == 0, "count reset");
 	run();
-	expect(tr[0] == n1 && memcmp(first, tr + 1, n1 * 8) == 0,
-	       "after a reset, exactly the same records");
+	expect(same_as_first(), "after a reset, exactly the same records");
 	ukcov_ioctl(fd, KCOV_DISABLE, 0UL);
+	if (pthread_create(&th, NULL, keys_checked, NULL) == 0)
+		pthread_join(th, NULL);
+	else
+		expect(0, "pthread_create");
 	if (!failed)
 		printf("ok %lu %ld\n", (unsigned long)n1,
 		       // cppcheck-suppress comparePointers
