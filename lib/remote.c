@@ -12,12 +12,14 @@
  * buffer.  The life of a section:
  *
  *      start(h)                                         stop()
- *   ---------> look h up (registry lock), take a ref  ----------> restore
- *              snapshot the collector's generation                saved hot
- *              area from the per-thread cache                     merge if
- *              save the thread's hot block,                       generation
- *              install the section's                              unchanged;
- *                                                                 drop ref
+ *   ---------> h in the thread's cache at an unchanged ----------> restore
+ *              reg_epoch: borrow its ref (no lock);               saved hot
+ *              else look h up (registry lock), take a             (depth 0:
+ *              ref, cache it                                      clear it);
+ *              snapshot the collector's generation                merge if
+ *              area from the per-thread cache                     generation
+ *              save the thread's hot block (not at                unchanged;
+ *              depth 0), install the section's                    drop ref
  *
  * One section may be open per signal depth: depth 0 is the task
  * context, a handler at depth n is the softirq analogue and may open
@@ -26,7 +28,8 @@
  * kcov_remote_softirq_start/stop save the task's state per CPU.
  *
  * Locking: [R] under reg_lock (the handle table, collectors' refs
- * taken); [L] under the collector's lock (merges against reset);
+ * taken, reg_epoch written); [T] the owning thread only (its lookup
+ * cache); [L] under the collector's lock (merges against reset);
  * [I] immutable after the enable.  Order: ukcov__proc_lock, a control
  * block's lock, reg_lock, a collector's lock.  A thread sets
  * t->remote_busy while it holds any of the last two, and a section
@@ -69,8 +72,12 @@ struct ukcov_collector {
 	int mode;			/* [I] UKCOV_MODE_PC or _CMP */
 	uint64_t area_words;		/* [I] a section's area, in words */
 	int fd;				/* [I] the owner's fd (own collector) */
-	int refs;			/* atomic: owner or proxy cache, and
-					 * open sections */
+	int refs;			/* atomic: owner or proxy cache,
+					 * threads' lookup caches, and open
+					 * sections that did not borrow one */
+	uint64_t serial;		/* [I] unique in the process, never 0:
+					 * names the collector a section's
+					 * hot block was computed for */
 	/* Proxies only: which collector, [I]. */
 	int32_t pid;
 	uint64_t start, ino, gen;
@@ -100,10 +107,30 @@ struct remote_section {
 	uint64_t drops;			/* records the area could not hold */
 	uint64_t *area;			/* cached, reused by the next start */
 	size_t area_bytes;
+	uint64_t hot_serial;		/* hot was computed for this collector
+					 * and area: reused as it is */
+	int borrowed;			/* c's reference is the lookup cache's */
+	int saved_clean;		/* depth 0: nothing saved, the thread
+					 * gets its areas cleared back */
+};
+
+/* The thread's last in-process lookup: cache_handle was cache_c's at
+ * reg_epoch cache_epoch, with generation cache_seq.  While reg_epoch is
+ * unchanged neither the table nor any registered collector's
+ * generation changed (both change only with reg_epoch), so a start for
+ * cache_handle takes no lock.  The cache holds a reference on cache_c,
+ * which open sections borrow (cache_pins): it is replaced only when no
+ * section borrowed it. */
+struct remote_cache {
+	uint64_t handle;		/* [T] */
+	struct ukcov_collector *c;	/* [T] holds a reference, or NULL */
+	uint64_t epoch, seq;		/* [T] */
+	int pins;			/* [T] open sections borrowing c */
 };
 
 struct ukcov_remote_tls {
 	struct remote_section sec[REMOTE_DEPTHS];
+	struct remote_cache cache;
 };
 
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -112,6 +139,16 @@ static struct reg_entry *reg_table[REG_BUCKETS];	/* [R] */
  * without it, so that a start for a handle nobody registered (the
  * common case of annotated code nobody collects) takes no lock. */
 static uint64_t reg_nonempty;
+/* Bumped under reg_lock by every change of reg_table and, before it,
+ * of a registered collector's generation; read without it by the
+ * threads' lookup caches. */
+static uint64_t reg_epoch;
+static uint64_t collector_serials;	/* atomic */
+
+static void reg_epoch_bump_locked(void)
+{
+	__atomic_store_n(&reg_epoch, reg_epoch + 1, __ATOMIC_RELEASE);
+}
 
 static unsigned reg_bucket(uint64_t handle)
 {
@@ -291,6 +328,7 @@ static struct ukcov_collector *collector_new(int fd, int mode,
 	 * same as what the merge would cut. */
 	c->area_words = area_size < c->entries ? area_size : c->entries;
 	c->refs = 1;	/* the owner's */
+	c->serial = __atomic_add_fetch(&collector_serials, 1, __ATOMIC_RELAXED);
 	return c;
 }
 
@@ -321,7 +359,10 @@ static void collector_retire(struct ukcov_thread *t, struct ukcov_collector *c)
 			__atomic_and_fetch(&reg_nonempty, ~(1ULL << i),
 					   __ATOMIC_RELAXED);
 	}
-	__atomic_store_n(&c->cb->remote_gen, gen + 1, __ATOMIC_RELAXED);
+	/* The epoch first: a lock-free start that reads the new
+	 * generation sees the new epoch too (cache_lookup). */
+	reg_epoch_bump_locked();
+	__atomic_store_n(&c->cb->remote_gen, gen + 1, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&reg_lock);
 	busy_leave(t);
 }
@@ -352,6 +393,7 @@ static int reg_add_locked(uint64_t handle, struct ukcov_collector *c)
 	e->c = c;
 	e->next = reg_table[reg_bucket(handle)];
 	reg_table[reg_bucket(handle)] = e;
+	reg_epoch_bump_locked();
 	__atomic_or_fetch(&reg_nonempty, 1ULL << reg_bucket(handle),
 			  __ATOMIC_RELEASE);
 	return 0;
@@ -643,29 +685,39 @@ int ukcov__remote_reset_trace(struct ukcov_thread *t)
 
 /* ---- sections ---- */
 
+static void thread_rt_map(struct ukcov_thread *t)
+{
+	t->rt = map_anon(page_round(sizeof(*t->rt)));
+	/* Its exit stops an open section and frees the areas. */
+	ukcov__thread_exit_hook(t);
+}
+
 static struct ukcov_remote_tls *thread_rt(struct ukcov_thread *t)
 {
-	if (!t->rt) {
-		t->rt = map_anon(page_round(sizeof(*t->rt)));
-		/* Its exit stops an open section and frees the areas. */
-		ukcov__thread_exit_hook(t);
-	}
+	if (!t->rt)
+		thread_rt_map(t);
 	return t->rt;
 }
 
 /* The depth's cached area, replaced only when a collector asks for a
  * larger one: a start allocates nothing in the common case. */
-static uint64_t *section_area(struct remote_section *s, uint64_t words)
+static uint64_t *
+section_area_map(struct remote_section *s, uint64_t words)
 {
 	size_t bytes = page_round(words * 8);
 
-	if (s->area && s->area_bytes >= bytes)
-		return s->area;
 	if (s->area)
 		munmap(s->area, s->area_bytes);
 	s->area = map_anon(bytes);
 	s->area_bytes = s->area ? bytes : 0;
 	return s->area;
+}
+
+static uint64_t *section_area(struct remote_section *s, uint64_t words)
+{
+	if (s->area && s->area_bytes >= words * 8)
+		return s->area;
+	return section_area_map(s, words);
 }
 
 static void section_fill_hot(struct remote_section *s,
@@ -719,6 +771,7 @@ static struct ukcov_collector *proxy_open(const struct ukcov_reg_entry *e)
 	c->fd = e->fd;
 	c->ino = e->ino;
 	c->refs = 1;	/* the cache's */
+	c->serial = __atomic_add_fetch(&collector_serials, 1, __ATOMIC_RELAXED);
 	return c;
 }
 
@@ -809,45 +862,142 @@ static void proxy_send_modules(const struct ukcov_thread *t,
 	c->sent_loads = loads;
 }
 
-/* Take a reference on the collector of handle, or NULL: this process's
- * own first, then the machine's registry. */
-static struct ukcov_collector *collector_get(struct ukcov_thread *t,
-					     uint64_t handle, uint64_t *seq)
+/* The cache's collector for handle, its reference borrowed, or NULL:
+ * no lock, no atomic read-modify-write. */
+static struct ukcov_collector *cache_lookup(struct ukcov_remote_tls *rt,
+					    uint64_t handle, uint64_t *seq)
+{
+	struct remote_cache *k = &rt->cache;
+
+	if (!k->c || k->handle != handle ||
+	    k->epoch != __atomic_load_n(&reg_epoch, __ATOMIC_ACQUIRE))
+		return NULL;
+	k->pins++;
+	*seq = k->seq;
+	return k->c;
+}
+
+/* Drop the cached collector if no open section borrowed it. */
+static void cache_drop(struct remote_cache *k)
+{
+	struct ukcov_collector *c = k->c;
+
+	if (!c || k->pins)
+		return;
+	k->c = NULL;
+	k->handle = 0;
+	collector_unref(c);
+}
+
+/* c, found for handle at epoch with seq under reg_lock and holding one
+ * more reference for the cache, becomes the thread's cached lookup,
+ * whose reference the new section borrows. */
+static void cache_fill(struct remote_cache *k, uint64_t handle,
+		       struct ukcov_collector *c, uint64_t epoch, uint64_t seq)
+{
+	k->c = c;
+	k->handle = handle;
+	k->epoch = epoch;
+	k->seq = seq;
+	k->pins = 1;
+}
+
+/* This process's collector of handle, under reg_lock, with a reference
+ * for the section, or one for the cache that the section borrows. */
+static struct ukcov_collector *local_get(struct ukcov_thread *t,
+					uint64_t handle, uint64_t *seq,
+					int *borrowed)
+{
+	struct ukcov_remote_tls *rt = t->rt;
+	struct ukcov_collector *c;
+	uint64_t epoch = 0;
+
+	if (rt)
+		cache_drop(&rt->cache);	/* stale, or another handle's */
+	pthread_mutex_lock(&reg_lock);
+	c = reg_lookup_locked(handle);
+	if (c) {
+		__atomic_add_fetch(&c->refs, 1, __ATOMIC_RELAXED);
+		/* Changes only under reg_lock too (retire). */
+		*seq = __atomic_load_n(&c->cb->remote_gen, __ATOMIC_RELAXED);
+		epoch = reg_epoch;
+	}
+	pthread_mutex_unlock(&reg_lock);
+	*borrowed = c && rt && !rt->cache.c;
+	if (*borrowed)
+		cache_fill(&rt->cache, handle, c, epoch, *seq);
+	return c;
+}
+
+/* The collector of handle in another process (the machine's registry),
+ * with a reference for the section, or NULL. */
+static struct ukcov_collector *
+remote_get(struct ukcov_thread *t, uint64_t handle, uint64_t *seq)
 {
 	struct ukcov_collector *c = NULL;
 	struct ukcov_reg_entry e;
 
-	busy_enter(t);
+	if (ukcov__registry_lookup(handle, &e) != 0)
+		return NULL;
+	pthread_mutex_lock(&reg_lock);
+	c = proxy_get_locked(&e);
+	/* Mode and area are fixed for a generation: read once. */
+	if (c && (c->gen == e.gen || proxy_refresh(c, e.gen))) {
+		__atomic_add_fetch(&c->refs, 1, __ATOMIC_RELAXED);
+		*seq = e.gen;
+		proxy_send_modules(t, c);
+	} else {
+		c = NULL;
+	}
+	pthread_mutex_unlock(&reg_lock);
+	return c;
+}
+
+/* Take a reference on the collector of handle (or borrow the thread's
+ * cache's), or NULL: this process's own first, then the machine's
+ * registry. */
+static struct ukcov_collector *collector_get(struct ukcov_thread *t,
+					     uint64_t handle, uint64_t *seq,
+					     int *borrowed)
+{
+	struct ukcov_collector *c = NULL;
+
+	*borrowed = 0;
+	if (t->rt && (c = cache_lookup(t->rt, handle, seq)) != NULL) {
+		*borrowed = 1;
+		return c;
+	}
 	/* An empty bucket: nobody here registered the handle.  A
 	 * registration racing with this start is no different from one
 	 * just after. */
 	if (__atomic_load_n(&reg_nonempty, __ATOMIC_ACQUIRE) &
-	    (1ULL << reg_bucket(handle))) {
-		pthread_mutex_lock(&reg_lock);
-		c = reg_lookup_locked(handle);
-		if (c) {
-			__atomic_add_fetch(&c->refs, 1, __ATOMIC_RELAXED);
-			/* Changes only under reg_lock too (retire). */
-			*seq = __atomic_load_n(&c->cb->remote_gen,
-					       __ATOMIC_RELAXED);
-		}
-		pthread_mutex_unlock(&reg_lock);
-	}
-	if (!c && ukcov__registry_lookup(handle, &e) == 0) {
-		pthread_mutex_lock(&reg_lock);
-		c = proxy_get_locked(&e);
-		/* Mode and area are fixed for a generation: read once. */
-		if (c && (c->gen == e.gen || proxy_refresh(c, e.gen))) {
-			__atomic_add_fetch(&c->refs, 1, __ATOMIC_RELAXED);
-			*seq = e.gen;
-			proxy_send_modules(t, c);
-		} else {
-			c = NULL;
-		}
-		pthread_mutex_unlock(&reg_lock);
-	}
-	busy_leave(t);
+	    (1ULL << reg_bucket(handle)))
+		c = local_get(t, handle, seq, borrowed);
+	if (!c)
+		c = remote_get(t, handle, seq);
 	return c;
+}
+
+/* The section's reference: its own, or the cache's it borrowed. */
+static void section_ref_drop(struct ukcov_thread *t,
+			     struct ukcov_collector *c, int borrowed)
+{
+	if (borrowed)
+		t->rt->cache.pins--;
+	else
+		collector_unref(c);
+}
+
+/* The section's hot block, unless it was computed for c and area. */
+static void section_prepare_hot(struct remote_section *s,
+				const struct ukcov_collector *c, uint64_t *area)
+{
+	if (s->hot_serial == c->serial &&
+	    (c->mode == UKCOV_MODE_PC ? s->hot.pc_area : s->hot.cmp_area) ==
+		    area)
+		return;
+	section_fill_hot(s, c, area);
+	s->hot_serial = c->serial;
 }
 
 /* Open a section at depth; called with t->remote_busy set. */
@@ -856,26 +1006,35 @@ static void section_open(struct ukcov_thread *t, int depth, uint64_t handle)
 	struct ukcov_collector *c;
 	struct remote_section *s;
 	uint64_t seq = 0, *area;
+	int borrowed;
 
-	c = collector_get(t, handle, &seq);
+	c = collector_get(t, handle, &seq, &borrowed);
 	if (!c)
 		return;		/* unregistered: no coverage, no error */
-	if (!thread_rt(t) || c->area_words == 0) {
+	if (!thread_rt(t)) {
 		collector_unref(c);	/* Linux: vmalloc failed */
 		return;
 	}
 	s = &t->rt->sec[depth];
-	area = section_area(s, c->area_words);
+	area = c->area_words ? section_area(s, c->area_words) : NULL;
 	if (!area) {
-		collector_unref(c);
+		section_ref_drop(t, c, borrowed);
 		return;
 	}
 	area[0] = 0;
 	s->drops = 0;
 	s->seq = seq;
 	s->mode = c->mode;
-	section_fill_hot(s, c, area);
-	ukcov__thread_save_hot(t, &s->saved);
+	s->borrowed = borrowed;
+	section_prepare_hot(s, c, area);
+	/* At depth 0 the thread records nothing (ukcov_remote_start
+	 * checked thread_traces): its hot block has no area, and the rest
+	 * of it is dead until an enable arms the thread again
+	 * (ukcov__thread_arm recomputes all of it).  In a handler the
+	 * interrupted block is saved whole. */
+	s->saved_clean = depth == 0;
+	if (!s->saved_clean)
+		ukcov__thread_save_hot(t, &s->saved);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	/* Published last: from here a signal handler's return (rearm)
 	 * reinstalls this section's block. */
@@ -978,7 +1137,10 @@ static void section_close(struct ukcov_thread *t, struct remote_section *s)
 	busy_enter(t);
 	s->c = NULL;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	ukcov__thread_load_hot(t, &s->saved);
+	if (s->saved_clean)
+		ukcov__thread_clear_hot(t);
+	else
+		ukcov__thread_load_hot(t, &s->saved);
 	n = __atomic_load_n(&area[0], __ATOMIC_ACQUIRE);
 	if (n > cap)
 		n = cap;
@@ -987,7 +1149,7 @@ static void section_close(struct ukcov_thread *t, struct remote_section *s)
 	if (n || lost) {
 		merge_if_current(c, s->seq, s->mode, area, n, lost);
 	}
-	collector_unref(c);
+	section_ref_drop(t, c, s->borrowed);
 	busy_leave(t);
 }
 
@@ -1037,6 +1199,7 @@ void ukcov__remote_thread_exit(struct ukcov_thread *t)
 		if (rt->sec[i].area)
 			munmap(rt->sec[i].area, rt->sec[i].area_bytes);
 	}
+	cache_drop(&rt->cache);
 	t->rt = NULL;
 	munmap(rt, page_round(sizeof(*rt)));
 }
@@ -1071,12 +1234,16 @@ void ukcov__remote_fork_child(void)
 	pthread_mutex_init(&reg_lock, NULL);
 	memset(reg_table, 0, sizeof(reg_table));
 	reg_nonempty = 0;
+	reg_epoch++;
 	ukcov__registry_after_fork_child();
 	t->remote_coll = NULL;
 	t->remote_busy = 0;
 	attached = NULL;	/* OpenBSD: the remote was the parent's */
 	attached_desc = NULL;
-	if (t->rt)
+	if (t->rt) {
 		for (i = 0; i < REMOTE_DEPTHS; i++)
 			t->rt->sec[i].c = NULL;
+		/* The parent's collector: forgotten, as its table. */
+		memset(&t->rt->cache, 0, sizeof(t->rt->cache));
+	}
 }

@@ -976,6 +976,45 @@ static void t_signal_common_handle(const struct kc *k)
 	CHECK_EQ(ukcov_common_handle(), COMMON(3));
 }
 
+/* ---- a thread's lookup cache (lib/remote.c cache_lookup) ---- */
+
+/* The same thread's sections follow every registration change at once,
+ * though it looked the handle up before: a disable, a re-enable of the
+ * descriptor for another handle, the handle moving to another
+ * collector. */
+static void t_cache_follows_registrations(const struct kc *k)
+{
+	uint64_t *buf, *buf2, h = USB(1), h2 = USB(2);
+	int fd = kc_setup(k, KC_ENTRIES, &buf);
+	int fd2 = kc_setup(k, KC_ENTRIES, &buf2);
+	struct actor *w = actor_start();
+	struct sec_op o = { h, target_leaf, 2 }, o2 = { h2, target_leaf2, 1 };
+
+	CHECK_OK(remote_enable1(k, fd, h));
+	CHECK_OK(actor_run(w, op_section, &o));
+	CHECK_OK(actor_run(w, op_section, &o));
+	expect_only_pcs(buf, 4, (const void *)target_leaf);
+	kc_disable_ok(k, fd);
+	CHECK_OK(actor_run(w, op_section, &o));
+	CHECK_EQ(rec_count(buf), 4);
+	/* h moves to another collector. */
+	CHECK_OK(remote_enable1(k, fd2, h));
+	CHECK_OK(actor_run(w, op_section, &o));
+	expect_only_pcs(buf2, 2, (const void *)target_leaf);
+	CHECK_EQ(rec_count(buf), 4);
+	kc_disable_ok(k, fd2);
+	/* The first descriptor again, for another handle only. */
+	rec_reset(buf);
+	CHECK_OK(remote_enable1(k, fd, h2));
+	CHECK_OK(actor_run(w, op_section, &o));
+	CHECK_EQ(rec_count(buf), 0);
+	CHECK_EQ(rec_count(buf2), 2);
+	CHECK_OK(actor_run(w, op_section, &o2));
+	expect_only_pcs(buf, 1, (const void *)target_leaf2);
+	kc_disable_ok(k, fd);
+	actor_stop(w);
+}
+
 /* ---- stress: N collectors x M workers x many sections ---- */
 
 #define ST_COLLECTORS 3
@@ -1680,6 +1719,8 @@ void register_remote_tests(void)
 		{ "remote.signal_sections", t_signal_sections, 0, 0 },
 		{ "remote.signal_section_left_open", t_signal_section_left_open, 0, 0 },
 		{ "remote.signal_common_handle", t_signal_common_handle, 0, 0 },
+		{ "remote.cache_follows_registrations",
+		  t_cache_follows_registrations, 0, 0 },
 		{ "remote.stress", t_stress, 0, 0 },
 		{ "remote.reset_trace_owner", t_reset_trace_owner, 1, 0 },
 		{ "remote.xproc_fork_child", t_xproc_fork_child, 0, 0 },
