@@ -105,24 +105,37 @@ static int cmp_row(const void *a, const void *b)
 	return x->point < y->point ? -1 : x->point > y->point;
 }
 
-/* Ranks of all file and function names in strcmp order. */
+/* A name not seen before goes to names[]. */
+static void add_name(const char *s, struct ptrmap *rank, const char **names,
+		     size_t *k)
+{
+	const void *seen;
+
+	if (!ptrmap_get(rank, s, &seen)) {
+		ptrmap_put(rank, s, NULL);
+		names[(*k)++] = s;
+	}
+}
+
+/* Ranks of all file and function names in strcmp order.  Names are
+ * interned (one pointer per string), so the duplicates go first, by
+ * pointer: sorting the 2 x 50,000 names of the sqlite benchmark with
+ * strcmp cost 9% of `ukcov symbolize`; its 2,400 distinct ones cost
+ * nothing. */
 static const char **rank_names(const struct symcov *sc, struct ptrmap *rank,
 			       size_t *n)
 {
 	const char **names = xmalloc((2 * sc->nlocs + 1) * sizeof(*names));
-	size_t k = 0, o = 0;
+	size_t k = 0;
 
 	for (size_t i = 0; i < sc->nlocs; i++) {
-		names[k++] = sc->locs[i].file;
-		names[k++] = sc->locs[i].func;
+		add_name(sc->locs[i].file, rank, names, &k);
+		add_name(sc->locs[i].func, rank, names, &k);
 	}
 	qsort(names, k, sizeof(*names), cmp_str);
 	for (size_t i = 0; i < k; i++)
-		if (!o || names[o - 1] != names[i])
-			names[o++] = names[i];
-	for (size_t i = 0; i < o; i++)
 		ptrmap_put(rank, names[i], (void *)(uintptr_t)i);
-	*n = o;
+	*n = k;
 	return names;
 }
 
