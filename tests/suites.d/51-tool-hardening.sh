@@ -304,5 +304,10 @@ else
 	bad "realloc counter and manycmp build"
 fi
 
+# ---- every binary built above: the sweep's decoder agrees with capstone --
+if "$TOP/tests/tool/x86len-all.sh" "$TOP/$B/tests/x86len-check" "$T" >"$T/xl.out" 2>&1; then
+	ok "x86len: lengths and point sets equal capstone's on this suite's binaries ($(tail -1 "$T/xl.out"))"
+else bad "x86len: disagreement with capstone on this suite's binaries" "$T/xl.out"; fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

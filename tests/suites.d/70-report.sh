@@ -265,4 +265,9 @@ same "coverage_dir: a .sancov without its binary is left out, said once" "$(cat 
 	"ukcov: warning: cov2/other.9.sancov: no binary named 'other' among the inputs; left out (name the binary on the command line)"
 kill -TERM "$SPID"; wait "$SPID"
 
+# ---- every binary built above: the sweep's decoder agrees with capstone --
+if "$TOP/tests/tool/x86len-all.sh" "$TOP/$B/tests/x86len-check" "$T" >"$T/xl.out" 2>&1; then
+	ok "x86len: lengths and point sets equal capstone's on this suite's binaries ($(tail -1 "$T/xl.out"))"
+else bad "x86len: disagreement with capstone on this suite's binaries" "$(grep -m3 'MISMATCH\|^no ' "$T/xl.out" | tr '\n' ' ')"; fi
+
 summary
