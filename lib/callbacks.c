@@ -135,6 +135,8 @@ static __attribute__((noinline)) void trace_pc_process(uint32_t on,
 		kcov_pc(pc);
 	if (on & UKCOV_SANCOV_PCSET)
 		pcset_hit(pc - 1);
+	if (on & UKCOV_SANCOV_TRACE)
+		__ukcov_sancov_trace_event(pc - 1);
 }
 
 /*
@@ -210,6 +212,8 @@ guard_hit(const uint32_t *guard, uint32_t on, uint64_t pc)
 
 	if (unlikely(g == 0))
 		return;
+	if (unlikely(on & UKCOV_SANCOV_TRACE))	/* coverage_trace_bb */
+		__ukcov_sancov_trace_event(pc - 1);
 	if (on & UKCOV_SANCOV_PCS) {
 		/* The first hit's PC - 1, as compiler-rt keeps it.  Racing
 		 * threads store the same value. */
@@ -754,10 +758,9 @@ CALLBACK void __sanitizer_cov_trace_gep(uintptr_t idx)
 }
 
 /*
- * clang's trace-loads/trace-stores and indirect-calls.  A kcov buffer
- * has no record type for an access address or a callee, and compiler-rt
- * defines them as no-ops too: they exist so that every build links,
- * and cost a call and a return.
+ * clang's trace-loads/trace-stores.  A kcov buffer has no record type
+ * for an access address, and compiler-rt defines them as no-ops too:
+ * they exist so that every build links, and cost a call and a return.
  */
 #define NO_RECORD(name, type) \
 	CALLBACK void name(type p) { (void)p; }
@@ -771,4 +774,18 @@ NO_RECORD(__sanitizer_cov_store2, uint16_t *)
 NO_RECORD(__sanitizer_cov_store4, uint32_t *)
 NO_RECORD(__sanitizer_cov_store8, uint64_t *)
 NO_RECORD(__sanitizer_cov_store16, __int128 *)
-NO_RECORD(__sanitizer_cov_trace_pc_indir, uintptr_t)
+
+/*
+ * clang's indirect-calls (with trace-pc or trace-pc-guard; gcc 12 has
+ * no such option): called just before each indirect call with the
+ * callee.  With coverage_caller_callee=1 the pair (this call site =
+ * return address - 1, callee) joins the process's set
+ * (lib/sancov_trace.c); otherwise one load and one compare.
+ */
+CALLBACK void __sanitizer_cov_trace_pc_indir(uintptr_t callee)
+{
+	if (likely(__atomic_load_n(&__ukcov_sancov.indir_on,
+				   __ATOMIC_RELAXED) == 0))
+		return;
+	__ukcov_sancov_indir_pair(RET_IP() - 1, callee);
+}

@@ -227,6 +227,8 @@ extern __thread struct ukcov_thread __ukcov_thread
 #define UKCOV_SANCOV_DIRECT 16u	/* coverage_direct=1: guard_pcs is the raw
 				 * file (keeps the guard callback off its
 				 * coverage=1-only fast path) */
+#define UKCOV_SANCOV_TRACE 32u	/* coverage_trace_bb=1: trace_pc and the
+				 * guards append events (sancov_trace.c) */
 struct ukcov_sancov_hot {
 	uint32_t on;			/* [A] the guard callback's bits: KCOV,
 					 * PCS, CNT, DIRECT */
@@ -239,6 +241,8 @@ struct ukcov_sancov_hot {
 	uint8_t *counters;		/* [S] hits of guard g, saturating at
 					 * 255 (not atomic, as in compiler-rt's
 					 * old 8-bit counters) */
+	uint32_t indir_on;		/* [A] trace_pc_indir's word: non-zero
+					 * with coverage_caller_callee=1 */
 } __attribute__((aligned(64)));
 #define UKCOV_PCSET_HASH 0x9E3779B97F4A7C15ULL	/* Fibonacci hashing */
 
@@ -253,6 +257,9 @@ UKCOV_SANCOV_API void __ukcov_sancov_guard_init(uint32_t *start,
 UKCOV_SANCOV_API void __ukcov_sancov_region_init(int kind, const void *start,
 						 const void *stop);
 UKCOV_SANCOV_API void __ukcov_sancov_pcset_insert(uint64_t pc);
+UKCOV_SANCOV_API void __ukcov_sancov_indir_pair(uint64_t caller,
+						uint64_t callee);
+UKCOV_SANCOV_API void __ukcov_sancov_trace_event(uint64_t pc);
 enum { UKCOV_REGION_COUNTERS = 1, UKCOV_REGION_BOOLS, UKCOV_REGION_PCS };
 
 /* ---- sancov.c ---- */

@@ -332,7 +332,7 @@ static void dump_at_exit(void)
  */
 static void sancov_setup(void)
 {
-	uint32_t bits = 0;
+	uint32_t bits = 0, trace;
 
 	if (__atomic_load_n(&setup_done, __ATOMIC_ACQUIRE))
 		return;
@@ -357,11 +357,18 @@ static void sancov_setup(void)
 		if (__ukcov_sancov.pcset)
 			bits |= UKCOV_SANCOV_PCSET;
 	}
+	trace = ukcov__sancov_trace_setup();
 	__atomic_store_n(&setup_done, 1, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&init_lock);
-	if (ukcov__sancov_opts.coverage && bits) {
+	if ((ukcov__sancov_opts.coverage && bits) ||
+	    ukcov__sancov_trace_wanted() || trace) {
 		atexit(dump_at_exit);
 		ukcov__signals_hook_fatal();
+	}
+	if (trace) {	/* both words: trace_pc and the guards record */
+		__atomic_fetch_or(&__ukcov_sancov.pc_on, trace,
+				  __ATOMIC_RELEASE);
+		__atomic_fetch_or(&__ukcov_sancov.on, trace, __ATOMIC_RELEASE);
 	}
 	if (bits & UKCOV_SANCOV_PCSET)
 		__atomic_fetch_or(&__ukcov_sancov.pc_on, UKCOV_SANCOV_PCSET,
@@ -402,7 +409,7 @@ UKCOV_SANCOV_API void __ukcov_sancov_guard_init(uint32_t *start,
 		region_publish_locked();
 	}
 	__atomic_store_n(&nguards, nguards + (uint32_t)n, __ATOMIC_RELEASE);
-	if (__ukcov_sancov.pcset)
+	if (__ukcov_sancov.pcset || ukcov__sancov_trace_wanted())
 		ukcov__sancov_modules_refresh();	/* a dlopen */
 	if (pc_tab.fd >= 0)
 		ukcov__sancov_write_direct_map();	/* the raw file's map */
@@ -467,8 +474,8 @@ void ukcov__sancov_init(void)
 	/* The modules a dump in a signal handler can name trace-pc PCs
 	 * in: the program and its libraries (refreshed at each guard
 	 * init and at each ordinary dump). */
-	if (__atomic_load_n(&__ukcov_sancov.pc_on, __ATOMIC_RELAXED) &
-	    UKCOV_SANCOV_PCSET)
+	if ((__atomic_load_n(&__ukcov_sancov.pc_on, __ATOMIC_RELAXED) &
+	     UKCOV_SANCOV_PCSET) || ukcov__sancov_trace_wanted())
 		ukcov__sancov_modules_refresh();
 }
 
@@ -515,6 +522,7 @@ void ukcov__sancov_after_fork_child(void)
 {
 	ukcov__sancov_dump_after_fork_child();
 	direct_after_fork_child();
+	ukcov__sancov_trace_after_fork_child();
 }
 
 /* ---- compiler-rt's coverage API (sanitizer/coverage_interface.h).
@@ -594,4 +602,5 @@ SANCOV_API void __sanitizer_cov_reset(void)
 		madvise(set, (size_t)ukcov__sancov_pcset_slots() * sizeof(*set),
 			MADV_DONTNEED);
 	__atomic_store_n(&pcset_lost, 0, __ATOMIC_RELAXED);
+	ukcov__sancov_trace_reset();
 }

@@ -15,6 +15,9 @@ struct ukcov_sancov_opts {
 	int bitset;		/* coverage_bitset=1 */
 	int counters;		/* coverage_counters=1 */
 	int direct;		/* coverage_direct=1 */
+	int caller_callee;	/* coverage_caller_callee=1 */
+	int trace_bb;		/* coverage_trace_bb=1 */
+	unsigned long trace_max_events;	/* coverage_trace_max_events= */
 	int verbosity;		/* 1: one line per file written */
 	char dir[PATH_MAX];	/* coverage_dir=, default "." */
 };
@@ -61,6 +64,21 @@ int ukcov__sancov_create_direct(const char *suffix);
 void ukcov__sancov_write_direct_map(void);
 
 uint32_t ukcov__sancov_nguards(void);
+
+/* For sancov_trace.c (sancov_dump.c): write dir/name safely (as every
+ * coverage file), 0 or -1 (reported); the module of pc in the last
+ * snapshot, or NULL; sort n (key, value) pairs of u64. */
+int ukcov__sancov_write_named(const char *name, const void *hdr, size_t hn,
+			      const void *data, size_t dn);
+const struct ukcov_modsnap *ukcov__sancov_module_of(uint64_t pc);
+void ukcov__sort_u64_pairs(uint64_t *e, size_t n);
+
+/* Caller-callee pairs and basic-block traces (sancov_trace.c). */
+uint32_t ukcov__sancov_trace_setup(void);
+int ukcov__sancov_trace_wanted(void);
+void ukcov__sancov_trace_dump(void);
+void ukcov__sancov_trace_reset(void);
+void ukcov__sancov_trace_after_fork_child(void);
 
 /* The trace-pc PC set (sancov.c). */
 uint64_t ukcov__sancov_pcset_slots(void);

@@ -254,6 +254,12 @@ static int write_file(const char *name, const void *hdr, size_t hn,
 	return 0;
 }
 
+int ukcov__sancov_write_named(const char *name, const void *hdr, size_t hn,
+			      const void *data, size_t dn)
+{
+	return write_file(name, hdr, hn, data, dn);
+}
+
 /* ---- module snapshot ---- */
 
 struct modtab {
@@ -323,6 +329,11 @@ static const struct ukcov_modsnap *module_of_pc(const struct modtab *t,
 		if (pc >= t->m[i].lo && pc < t->m[i].hi)
 			return &t->m[i];
 	return NULL;
+}
+
+const struct ukcov_modsnap *ukcov__sancov_module_of(uint64_t pc)
+{
+	return module_of_pc(__atomic_load_n(&modules, __ATOMIC_ACQUIRE), pc);
 }
 
 /* ---- collecting (module, offset) pairs ---- */
@@ -456,7 +467,7 @@ static void sift_down(uint64_t *e, size_t i, size_t n)
 	}
 }
 
-static void sort_pairs(uint64_t *e, size_t n)
+void ukcov__sort_u64_pairs(uint64_t *e, size_t n)
 {
 	for (size_t i = n / 2; i-- > 0;)
 		sift_down(e, i, n);
@@ -508,7 +519,7 @@ static void write_all_modules(struct dumpset *d)
 {
 	size_t i = 0;
 
-	sort_pairs(d->ent, d->n);
+	ukcov__sort_u64_pairs(d->ent, d->n);
 	while (i < d->n) {
 		size_t j = i;
 
@@ -605,17 +616,23 @@ void ukcov__sancov_dump(int in_signal)
 	struct dumpset d;
 	const struct modtab *t;
 	size_t cap;
+	int files = ukcov__sancov_opts.coverage &&
+		((__atomic_load_n(&__ukcov_sancov.on, __ATOMIC_RELAXED) &
+		  UKCOV_SANCOV_PCS) ||
+		 (__atomic_load_n(&__ukcov_sancov.pc_on, __ATOMIC_RELAXED) &
+		  UKCOV_SANCOV_PCSET));
 
-	if (!ukcov__sancov_opts.coverage ||
-	    !((__atomic_load_n(&__ukcov_sancov.on, __ATOMIC_RELAXED) &
-	       UKCOV_SANCOV_PCS) ||
-	      (__atomic_load_n(&__ukcov_sancov.pc_on, __ATOMIC_RELAXED) &
-	       UKCOV_SANCOV_PCSET)))
+	if (!files && !ukcov__sancov_trace_wanted())
 		return;
 	if (__atomic_exchange_n(&dumping, 1, __ATOMIC_ACQUIRE))
 		return;		/* another thread, or a crash inside a dump */
 	if (!in_signal)
 		ukcov__sancov_modules_refresh();
+	ukcov__sancov_trace_dump();	/* caller-callee, trace-* */
+	if (!files) {
+		__atomic_store_n(&dumping, 0, __ATOMIC_RELEASE);
+		return;
+	}
 	t = __atomic_load_n(&modules, __ATOMIC_ACQUIRE);
 	cap = (size_t)ukcov__sancov_nguards() + ukcov__sancov_pcset_slots();
 	if (dumpset_init(&d, cap) == 0) {

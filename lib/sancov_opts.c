@@ -64,6 +64,9 @@ static int *bool_option(struct ukcov_sancov_opts *o, const char *name,
 		{ "coverage_bitset", offsetof(struct ukcov_sancov_opts, bitset) },
 		{ "coverage_counters", offsetof(struct ukcov_sancov_opts, counters) },
 		{ "coverage_direct", offsetof(struct ukcov_sancov_opts, direct) },
+		{ "coverage_caller_callee",
+		  offsetof(struct ukcov_sancov_opts, caller_callee) },
+		{ "coverage_trace_bb", offsetof(struct ukcov_sancov_opts, trace_bb) },
 	};
 
 	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
@@ -93,6 +96,8 @@ static int apply(struct ukcov_sancov_opts *o, const char *name, size_t nn,
 		o->dir[vn] = '\0';
 		return 0;
 	}
+	if (name_is(name, nn, "coverage_trace_max_events"))
+		return parse_uint(val, vn, &o->trace_max_events);
 	if (name_is(name, nn, "verbosity")) {
 		if (parse_uint(val, vn, &u) != 0)
 			return -1;
@@ -106,6 +111,7 @@ static void opts_default(struct ukcov_sancov_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->dir[0] = '.';
+	o->trace_max_events = 1UL << 24;
 }
 
 static void warn_malformed(const char *s, size_t n)

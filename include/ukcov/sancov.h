@@ -76,6 +76,9 @@ UKCOV_API uintptr_t __sanitizer_get_total_unique_coverage(void);
 UKCOV_API uintptr_t __sanitizer_get_number_of_counters(void);
 UKCOV_API uintptr_t
 __sanitizer_update_counter_bitset_and_clear_counters(uint8_t *bitset);
+/* Also of 2016: with coverage_caller_callee=1, the distinct
+ * (call site, callee) pairs of indirect calls recorded so far. */
+UKCOV_API uintptr_t __sanitizer_get_total_unique_caller_callee_pairs(void);
 
 #ifdef __cplusplus
 }

@@ -526,4 +526,118 @@ if build feat-build clang -O1 -fsanitize-coverage=trace-pc-guard -c $S/feat_targ
     done
 fi
 
+# ---- caller-callee pairs and basic-block traces (sancov_trace.c) ----
+# Checked against nm and objdump of the binaries (tests/sancov/bbcheck.py),
+# not against ukcov.
+X=$T/bbt
+mkdir -p "$X"
+chmod 755 "$X"
+bbcheck() { python3 $S/bbcheck.py "$@" 2>&1; }
+# clang only: gcc 12 has no -fsanitize-coverage=indirect-calls.
+for f in trace-pc-guard trace-pc; do
+    v=cc-$f
+    # Compiled and linked apart: clang linking with -fsanitize-coverage
+    # would bring its ubsan runtime and its SEGV handler.
+    build "$v-build" clang -O1 -fsanitize-coverage=$f,indirect-calls -c $S/indir.c -o "$X/indir.o" &&
+        build "$v-build" clang "$X/indir.o" $SHARED -o "$X/$v" || continue
+    rm -rf "$X/o" && mkdir "$X/o"
+    UKCOV_OPTIONS="coverage_caller_callee=1:coverage_dir=$X/o" "$X/$v" >"$X/out" 2>&1
+    rc=$?
+    { i=0; while [ $i -lt 20 ]; do echo "dispatch_many f$i"; i=$((i + 1)); done
+      echo "dispatch_two one"; echo "dispatch_two two"; } >"$X/want"
+    set -- "$X/o"/caller-callee.*.sancov
+    if [ $rc -eq 0 ] && [ -f "$1" ] && bbcheck cc "$X/$v" "$1" >"$X/got" && cmp -s "$X/want" "$X/got"; then
+        ok "$v-exact-pairs-20-callees-one-caller"
+    else
+        bad "$v-exact-pairs-20-callees-one-caller" "rc $rc $(cat "$X/out") $(head -5 "$X/got")"
+    fi
+    if [ "$(cat "$X/out")" = "$(printf '1221\n22 pairs')" ]; then ok "$v-unique-pairs-api"; else bad "$v-unique-pairs-api" "$(cat "$X/out")"; fi
+    rm -rf "$X/o" && mkdir "$X/o"
+    UKCOV_OPTIONS="coverage=1:coverage_dir=$X/o" "$X/$v" >"$X/out" 2>&1
+    if [ "$(cat "$X/out")" = "$(printf '1221\n0 pairs')" ] && ! ls "$X/o" | grep -q caller-callee; then
+        ok "$v-off-no-pairs"
+    else
+        bad "$v-off-no-pairs" "$(cat "$X/out") $(ls "$X/o")"
+    fi
+    rm -rf "$X/o" && mkdir "$X/o"
+    UKCOV_OPTIONS="coverage_caller_callee=1:coverage_dir=$X/o" "$X/$v" crash >"$X/out" 2>&1
+    rc=$?
+    set -- "$X/o"/caller-callee.*.sancov
+    if [ $rc -eq 139 ] && [ -f "$1" ] && bbcheck cc "$X/$v" "$1" >"$X/got" && cmp -s "$X/want" "$X/got"; then
+        ok "$v-fatal-signal-dump"
+    else
+        bad "$v-fatal-signal-dump" "rc $rc $(ls "$X/o")"
+    fi
+done
+
+# bbtrace VARIANT MODE [OPTIONS]: run the trace harness into $X/o.
+bbtrace() {
+    rm -rf "$X/o" && mkdir "$X/o"
+    UKCOV_OPTIONS="coverage_trace_bb=1:coverage_dir=$X/o${3:+:$3}" "$X/$1" "$2" >"$X/out" 2>&1
+    rc=$?
+}
+pid_of() { ls "$X/o" | sed -n "s/^$1\.\([0-9]*\)\.sancov$/\1/p"; }
+for v in gcc:trace-pc clang:trace-pc clang:trace-pc-guard; do
+    cc=${v%%:*} f=${v#*:} v=bb-$cc-$f
+    build "$v-build" $cc -O1 -fsanitize-coverage=$f -c $S/bb_work.c -o "$X/w.o" &&
+        build "$v-build" $cc -O1 $S/bb_main.c "$X/w.o" $SHARED -lpthread -o "$X/$v" || continue
+    bbtrace $v threads
+    printf '1 abca*100\n2 bbc*1000\n3 cab*1000\n' >"$X/want"
+    if [ $rc -eq 0 ] && bbcheck trace "$X/$v" "$X/o" "$(pid_of trace-events)" >"$X/got" &&
+       cmp -s "$X/want" "$X/got" && [ -z "$(grep -v '^done$' "$X/out")" ]; then
+        ok "$v-threads-exact-sequences"
+    else
+        bad "$v-threads-exact-sequences" "rc $rc $(cat "$X/out" "$X/got" | tr '\n' '|')"
+    fi
+    # 400 + 3000 + 3000 events, 10 kept: the main thread's first ten.
+    bbtrace $v threads coverage_trace_max_events=10
+    if [ "$(bbcheck trace "$X/$v" "$X/o" "$(pid_of trace-events)")" = "1 abcaabcaab" ] &&
+       grep -qx "ukcov: coverage_trace_bb: 6390 events past coverage_trace_max_events were not recorded" "$X/out"; then
+        ok "$v-bound-and-cut-count"
+    else
+        bad "$v-bound-and-cut-count" "$(cat "$X/out")"
+    fi
+    bbtrace $v fork
+    child=$(sed -n 's/^child //p' "$X/out")
+    if [ -n "$child" ] && [ "$(bbcheck trace "$X/$v" "$X/o" "$child")" = "1 b*2" ] &&
+       [ "$(bbcheck trace "$X/$v" "$X/o" "$(pid_of trace-events | grep -vx "$child")")" = "1 ac" ]; then
+        ok "$v-fork-child-own-files"
+    else
+        bad "$v-fork-child-own-files" "$(cat "$X/out") $(ls "$X/o")"
+    fi
+    bbtrace $v crash
+    if [ $rc -eq 139 ] && [ "$(bbcheck trace "$X/$v" "$X/o" "$(pid_of trace-events)")" = "1 ab" ]; then
+        ok "$v-fatal-signal-dump"
+    else
+        bad "$v-fatal-signal-dump" "rc $rc $(ls "$X/o")"
+    fi
+    bbtrace $v nothing
+    if [ -z "$(ls "$X/o")" ]; then ok "$v-no-events-no-files"; else bad "$v-no-events-no-files" "$(ls "$X/o")"; fi
+done
+# Hostile coverage_dir: the trace files are created like the others.
+v=bb-gcc-trace-pc
+if [ -x "$X/$v" ]; then
+    rm -rf "$X/o" && mkdir "$X/o"
+    echo precious >"$X/target"
+    UKCOV_OPTIONS="coverage_trace_bb=1:coverage_dir=$X/o" X=$X sh -c '
+        ln -s "$X/target" "$X/o/trace-events.$$.sancov"
+        exec "$0" threads' "$X/$v" >"$X/out" 2>&1
+    rc=$?
+    if [ $rc -eq 0 ] && grep -qx done "$X/out" && [ "$(cat "$X/target")" = precious ] &&
+       grep -q "trace-events.[0-9]*.sancov: exists and is not this process's file; not overwritten" "$X/out" &&
+       ls "$X/o" | grep -q '^trace-points' && ! ls "$X/o" | grep -q tmp; then
+        ok "$v-hostile-symlink-untouched"
+    else
+        bad "$v-hostile-symlink-untouched" "rc $rc $(cat "$X/out") $(ls "$X/o")"
+    fi
+    UKCOV_OPTIONS="coverage_trace_bb=1:coverage_dir=$X/missing" "$X/$v" threads >"$X/out" 2>&1
+    rc=$?
+    if [ $rc -eq 0 ] && grep -qx done "$X/out" &&
+       grep -q "coverage_dir '$X/missing': No such file or directory; trace-events.[0-9]*.sancov not written" "$X/out"; then
+        ok "$v-missing-dir-named"
+    else
+        bad "$v-missing-dir-named" "rc $rc $(cat "$X/out")"
+    fi
+fi
+
 summary
