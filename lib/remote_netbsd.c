@@ -93,6 +93,9 @@ struct ukcov_nb_remote {
 };
 
 static pthread_mutex_t nb_lock = PTHREAD_MUTEX_INITIALIZER;
+/* The calling thread's tid for the holder word: gettid is a system
+ * call, most of an empty section's cost.  Reset in a fork child. */
+static __thread pid_t nb_tid;
 static struct ukcov_nb_remote *nb_list;	/* [N] */
 
 /* ---- refusals, reported once per reason ---- */
@@ -554,7 +557,9 @@ UKCOV_EXPORT int ukcov_remote_enter(uint64_t subsystem, uint64_t id)
 	r = why < 0 ? ukcov__nb_find(subsystem, id) : NULL;
 	if (why < 0 && !r)
 		why = NB_UNREG;
-	if (why < 0 && !nb_take(r, ukcov__gettid()))
+	if (!nb_tid)
+		nb_tid = ukcov__gettid();
+	if (why < 0 && !nb_take(r, nb_tid))
 		why = NB_BUSY;
 	if (why >= 0) {
 		proc_unlock(t);
@@ -660,4 +665,5 @@ void ukcov__nb_fork_child(void)
 		r->holder_t = NULL;
 	t->nb_remote = NULL;
 	t->nb_state = 0;
+	nb_tid = 0;
 }

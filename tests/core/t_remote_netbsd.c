@@ -700,6 +700,36 @@ static void t_fork_shared(const struct kc *k)
 	actor_stop(a);
 }
 
+/* A process that dies inside a section leaves the holder word naming
+ * a thread that no longer exists: the next enter takes it over.  The
+ * fork child's thread is a new thread (its own tid), even the one
+ * that forked after entering and leaving here. */
+static void t_fork_child_dies_inside(const struct kc *k)
+{
+	uint64_t *buf;
+	pid_t pid;
+
+	(void)nb_on(k, 6, 14, &buf);
+	CHECK_OK(ukcov_remote_enter(6, 14));
+	target_leaf();
+	CHECK_OK(ukcov_remote_leave(6, 14));
+	pid = fork();
+	CHECK_OK(pid);
+	if (pid == 0) {
+		if (ukcov_remote_enter(6, 14) != 0)
+			_exit(1);
+		target_leaf2();
+		_exit(0);		/* inside */
+	}
+	expect_exit0(pid);
+	expect_pcs_in(buf, 1, 1, (const void *)target_leaf2);
+	CHECK_OK(ukcov_remote_enter(6, 14));
+	target_leaf();
+	CHECK_OK(ukcov_remote_leave(6, 14));
+	CHECK_EQ(rec_count(buf), 3);
+	expect_pcs_in(buf, 2, 1, (const void *)target_leaf);
+}
+
 /* A remote registered by an unrelated process of the same user is
  * found through the registry: attach, map, enable here, sections
  * there.  When that process ends, the remote is gone (ENOENT). */
@@ -920,6 +950,8 @@ void register_nbremote_tests(void)
 		  t_thread_exit_in_section, 0 },
 		{ "nbremote.signal_in_section", t_signal_in_section, 0 },
 		{ "nbremote.fork_shared", t_fork_shared, 0 },
+		{ "nbremote.fork_child_dies_inside", t_fork_child_dies_inside,
+		  0 },
 		{ "nbremote.xproc_registry", t_xproc_registry, 0 },
 		{ "nbremote.exec_reregister", t_exec_reregister, 0 },
 		{ "nbremote.xproc_other_user", t_xproc_other_user, 0 },
