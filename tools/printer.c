@@ -130,3 +130,23 @@ void print_symbolized(const struct dump *d, const struct pcvec *unknown,
 		printer_cmp(&p, sb, &d->cmps[i]);
 	printer_free(&p);
 }
+
+struct printer *printer_new(const struct dump *d, const char *source)
+{
+	struct printer *p = xcalloc(1, sizeof(*p));
+
+	printer_init(p, d, source, NULL, 0);
+	return p;
+}
+
+void printer_put_point(struct printer *p, struct strbuf *sb, int mod,
+		       uint64_t off)
+{
+	printer_point(p, sb, mod, off);
+}
+
+void printer_delete(struct printer *p)
+{
+	printer_free(p);
+	free(p);
+}

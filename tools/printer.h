@@ -19,4 +19,12 @@ void print_symbolized(const struct dump *d, const struct pcvec *unknown,
 		      const char *source, struct bin_candidate *bins,
 		      size_t nbins, struct strbuf *sb);
 
+/* One point at a time (ukcov trace): "module+0xoffset function
+ * file:line:column", or "0xaddress" for mod -1. */
+struct printer;
+struct printer *printer_new(const struct dump *d, const char *source);
+void printer_put_point(struct printer *p, struct strbuf *sb, int mod,
+		       uint64_t off);
+void printer_delete(struct printer *p);
+
 #endif

@@ -38,6 +38,7 @@ static const struct command commands[] = {
 	{ "cobertura", NULL, cmd_cobertura },
 	{ "report", "html-report", cmd_report },
 	{ "cmp", NULL, cmd_cmp },
+	{ "trace", NULL, cmd_trace },
 	{ "serve", NULL, cmd_serve },
 };
 
@@ -61,6 +62,8 @@ static const char usage_text[] =
 "  diff [-o OUT] A B       PCs covered in A and not in B\n"
 "  missing BIN [COV...]    coverage points of BIN not covered\n"
 "  rawunpack FILE.sancov.raw...  split raw PCs + .sancov.map by module\n"
+"  trace FILE               caller-callee.PID.sancov, trace-points.PID.sancov\n"
+"                          or trace-events.PID.sancov, symbolized\n"
 "  print-coverage-pcs BIN...     every coverage point of the binaries\n"
 "Symbolized (inputs: binaries with .sancov files or dumps, .symcov):\n"
 "  symbolize               .symcov JSON, as sancov -symbolize\n"

@@ -48,6 +48,7 @@ int cmd_lcov(struct options *o);
 int cmd_cobertura(struct options *o);
 int cmd_report(struct options *o);
 int cmd_cmp(struct options *o);
+int cmd_trace(struct options *o);
 int cmd_run(struct options *o);
 int cmd_serve(struct options *o);
 

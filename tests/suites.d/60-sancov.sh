@@ -552,6 +552,9 @@ for f in trace-pc-guard trace-pc; do
         bad "$v-exact-pairs-20-callees-one-caller" "rc $rc $(cat "$X/out") $(head -5 "$X/got")"
     fi
     if [ "$(cat "$X/out")" = "$(printf '1221\n22 pairs')" ]; then ok "$v-unique-pairs-api"; else bad "$v-unique-pairs-api" "$(cat "$X/out")"; fi
+    # ukcov trace prints the same pairs symbolized.
+    "$L/ukcov" trace "$1" 2>"$X/err" | awk '{ print $2, $6 }' >"$X/got"
+    if cmp -s "$X/want" "$X/got" && [ ! -s "$X/err" ]; then ok "$v-ukcov-trace-pairs"; else bad "$v-ukcov-trace-pairs" "$(head -3 "$X/got") $(cat "$X/err")"; fi
     rm -rf "$X/o" && mkdir "$X/o"
     UKCOV_OPTIONS="coverage=1:coverage_dir=$X/o" "$X/$v" >"$X/out" 2>&1
     if [ "$(cat "$X/out")" = "$(printf '1221\n0 pairs')" ] && ! ls "$X/o" | grep -q caller-callee; then
@@ -597,6 +600,15 @@ for v in gcc:trace-pc clang:trace-pc clang:trace-pc-guard; do
     else
         bad "$v-bound-and-cut-count" "$(cat "$X/out")"
     fi
+    # ukcov trace: events with their thread, point and function.
+    "$L/ukcov" trace "$X/o"/trace-events.*.sancov 2>"$X/err" | awk '{ print $1, $2, $4 }' >"$X/got"
+    printf '1 0 bb_a\n1 1 bb_b\n1 2 bb_c\n1 0 bb_a\n1 0 bb_a\n1 1 bb_b\n1 2 bb_c\n1 0 bb_a\n1 0 bb_a\n1 1 bb_b\n' >"$X/want"
+    if cmp -s "$X/want" "$X/got" && [ ! -s "$X/err" ] &&
+       [ "$("$L/ukcov" trace "$X/o"/trace-points.*.sancov | awk '{ print $1, $3 }' | tr '\n' ' ')" = "0 bb_a 1 bb_b 2 bb_c " ]; then
+        ok "$v-ukcov-trace-events-points"
+    else
+        bad "$v-ukcov-trace-events-points" "$(cat "$X/got" "$X/err" | tr '\n' '|')"
+    fi
     bbtrace $v fork
     child=$(sed -n 's/^child //p' "$X/out")
     if [ -n "$child" ] && [ "$(bbcheck trace "$X/$v" "$X/o" "$child")" = "1 b*2" ] &&
@@ -613,6 +625,20 @@ for v in gcc:trace-pc clang:trace-pc clang:trace-pc-guard; do
     fi
     bbtrace $v nothing
     if [ -z "$(ls "$X/o")" ]; then ok "$v-no-events-no-files"; else bad "$v-no-events-no-files" "$(ls "$X/o")"; fi
+done
+# ukcov trace on bad input: a clear error, exit 1, nothing printed.
+printf 'x 0x10\ny 0x20\nz 0x30\n' >"$X/caller-callee.1.sancov"
+printf 'a.out 0x10\na.out 12\n' >"$X/trace-points.1.sancov"
+printf 'abcde' >"$X/trace-events.2.sancov"
+printf 'a.out 0x10\n' >"$X/trace-points.2.sancov"
+for c in "caller-callee.1.sancov:3 lines, not pairs of lines" \
+         "trace-points.1.sancov:trace-points.1.sancov:2: not a point line" \
+         "trace-events.2.sancov:5 bytes, not a whole number of 4-byte records" \
+         "trace-events.9.sancov:trace-points.9.sancov: No such file or directory"; do
+    f=${c%%:*} want=${c#*:}
+    "$L/ukcov" trace "$X/$f" >"$X/got" 2>"$X/err"
+    rc=$?
+    if [ $rc -eq 1 ] && [ ! -s "$X/got" ] && grep -qF "$want" "$X/err"; then ok "ukcov-trace-bad-$f"; else bad "ukcov-trace-bad-$f" "rc $rc $(cat "$X/err")"; fi
 done
 # Hostile coverage_dir: the trace files are created like the others.
 v=bb-gcc-trace-pc
