@@ -303,16 +303,23 @@ UKCOV_SANCOV_API void __ukcov_sancov_pcset_insert(uint64_t pc)
 
 	/* Before the table holds anything: a dump that reads 0 here saw
 	 * the set as it was before this call. */
-	if (!__atomic_load_n(&pcset_used, __ATOMIC_RELAXED))
+	if (!__atomic_load_n(&pcset_used, __ATOMIC_RELAXED)) {
 		__atomic_store_n(&pcset_used, 1, __ATOMIC_RELEASE);
+		ukcov__pclog_first_pc();
+	}
 	for (unsigned i = 0; i < PCSET_PROBES; i++) {
 		uint64_t *slot = &set[(h + i) & mask];
 		uint64_t v = __atomic_load_n(slot, __ATOMIC_RELAXED);
 
 		if (v == 0 && __atomic_compare_exchange_n(slot, &v, pc, 0,
 							  __ATOMIC_RELAXED,
-							  __ATOMIC_RELAXED))
+							  __ATOMIC_RELAXED)) {
+			/* New: coverage_direct=1 logs it now. */
+			if (ukcov__pclog_append(pc) != 0)
+				__atomic_fetch_add(&pcset_lost, 1,
+						   __ATOMIC_RELAXED);
 			return;
+		}
 		if (v == pc)
 			return;
 	}
@@ -351,8 +358,8 @@ static void sancov_setup(void)
 			bits |= UKCOV_SANCOV_CNT;
 		if (pc_tab.fd >= 0)
 			bits |= UKCOV_SANCOV_DIRECT;
-	}
-	if (ukcov__sancov_opts.coverage) {
+		/* trace-pc PCs: coverage=1 dumps the set, coverage_direct=1
+		 * logs each new one (sancov_pclog.c). */
 		pcset_reserve();
 		if (__ukcov_sancov.pcset)
 			bits |= UKCOV_SANCOV_PCSET;
@@ -360,6 +367,9 @@ static void sancov_setup(void)
 	trace = ukcov__sancov_trace_setup();
 	__atomic_store_n(&setup_done, 1, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&init_lock);
+	if (ukcov__sancov_opts.direct && (bits & UKCOV_SANCOV_PCSET) &&
+	    !ukcov__pclog_setup() && !ukcov__sancov_opts.coverage)
+		bits &= ~UKCOV_SANCOV_PCSET;	/* nothing to keep PCs for */
 	if ((ukcov__sancov_opts.coverage && bits) ||
 	    ukcov__sancov_trace_wanted() || trace) {
 		atexit(dump_at_exit);
@@ -492,36 +502,23 @@ void ukcov__sancov_fatal_dump(int sig)
  * MAP_SHARED mapping would write into the parent's file). */
 static void direct_after_fork_child(void)
 {
-	int fd;
-
 	if (pc_tab.fd < 0)
 		return;
 	close(pc_tab.fd);
-	pc_tab.fd = -1;
-	fd = ukcov__sancov_create_direct("sancov.raw");
-	if (fd >= 0 && write(fd, pc_tab.base, pc_tab.usable) ==
-			       (ssize_t)pc_tab.usable &&
-	    mmap(pc_tab.base, pc_tab.usable, PROT_READ | PROT_WRITE,
-		 MAP_SHARED | MAP_FIXED, fd, 0) != MAP_FAILED) {
-		pc_tab.fd = fd;
+	pc_tab.fd = ukcov__sancov_child_direct("sancov.raw", pc_tab.base,
+					       pc_tab.usable, pc_tab.usable);
+	if (pc_tab.fd >= 0)
 		ukcov__sancov_write_direct_map();
-		return;
-	}
-	/* Keep recording, privately: nothing of the child's is written. */
-	if (fd >= 0)
-		close(fd);
-	if (mmap(pc_tab.base, pc_tab.usable, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
-		ukcov__sancov_msg("ukcov: coverage_direct: cannot remap", "",
-				  0, " in the child\n");
-	__atomic_fetch_and(&__ukcov_sancov.on, ~UKCOV_SANCOV_PCS,
-			   __ATOMIC_RELEASE);
+	else	/* recording goes on privately */
+		__atomic_fetch_and(&__ukcov_sancov.on, ~UKCOV_SANCOV_PCS,
+				   __ATOMIC_RELEASE);
 }
 
 void ukcov__sancov_after_fork_child(void)
 {
 	ukcov__sancov_dump_after_fork_child();
 	direct_after_fork_child();
+	ukcov__pclog_after_fork_child();
 	ukcov__sancov_trace_after_fork_child();
 }
 

@@ -62,12 +62,20 @@ void ukcov__sancov_dump_after_fork_child(void);
  * (re)write <pid>.sancov.map for the guard regions known now. */
 int ukcov__sancov_create_direct(const char *suffix);
 void ukcov__sancov_write_direct_map(void);
+int ukcov__sancov_child_direct(const char *suffix, void *base, size_t copy,
+			       size_t len);
 
 uint32_t ukcov__sancov_nguards(void);
 
 /* For sancov_trace.c (sancov_dump.c): write dir/name safely (as every
  * coverage file), 0 or -1 (reported); the module of pc in the last
  * snapshot, or NULL; sort n (key, value) pairs of u64. */
+/* coverage_direct=1 in trace-pc builds (sancov_pclog.c). */
+int ukcov__pclog_setup(void);
+int ukcov__pclog_append(uint64_t pc);
+void ukcov__pclog_first_pc(void);
+void ukcov__pclog_after_fork_child(void);
+
 int ukcov__sancov_write_named(const char *name, const void *hdr, size_t hn,
 			      const void *data, size_t dn);
 const struct ukcov_modsnap *ukcov__sancov_module_of(uint64_t pc);

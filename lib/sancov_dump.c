@@ -713,6 +713,30 @@ int ukcov__sancov_create_direct(const char *suffix)
 	return fd;
 }
 
+/* In a fork child: the child's own <pid>.<suffix>, holding the first
+ * copy bytes of the parent's file (mapped at base), and base's len bytes
+ * remapped MAP_SHARED onto it, for the parent's MAP_SHARED mapping would
+ * write into the parent's file.  On failure the range is remapped
+ * private (recording goes on, nothing of the child's is written) and -1
+ * returned; a file that cannot be created is reported. */
+int ukcov__sancov_child_direct(const char *suffix, void *base, size_t copy,
+			       size_t len)
+{
+	int fd = ukcov__sancov_create_direct(suffix);
+
+	if (fd >= 0 && ukcov__write_all(fd, base, copy) == 0 &&
+	    mmap(base, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+		 fd, 0) != MAP_FAILED)
+		return fd;
+	if (fd >= 0)
+		close(fd);
+	if (mmap(base, len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
+		ukcov__sancov_msg("ukcov: coverage_direct: cannot remap", "",
+				  0, " in the child\n");
+	return -1;
+}
+
 /* "64", then "start end base path" (hex) per module instance that has
  * guards, for "ukcov rawunpack" (sancov.py's .sancov.map). */
 void ukcov__sancov_write_direct_map(void)

@@ -504,7 +504,7 @@ if build feat-build clang -O1 -fsanitize-coverage=trace-pc-guard -c $S/feat_targ
         rm -rf "$E/raw.d" "$E"/feat-$v.*.sancov && mkdir "$E/raw.d"
         UKCOV_OPTIONS="coverage_direct=1:coverage_dir=$E/raw.d" "$bin" kill >/dev/null 2>&1
         rc=$?
-        set -- "$E/raw.d"/*.sancov.raw
+        set -- "$E/raw.d"/[0-9]*[0-9].sancov.raw	# not <pid>.pc.sancov.raw
         if [ $rc -eq 137 ] && [ -f "$1" ] && [ -f "${1%raw}map" ] &&
            "$L/ukcov" rawunpack "$1" >/dev/null 2>&1 &&
            [ "$(covered "$bin" "$E"/feat-$v.*.sancov)" = "feat_a feat_b " ]; then
@@ -524,6 +524,85 @@ if build feat-build clang -O1 -fsanitize-coverage=trace-pc-guard -c $S/feat_targ
             *) bad "feat-$v-direct-fork-own-raw-file" "$got $(cat "$E/out")" ;;
         esac
     done
+fi
+
+# ---- coverage_direct=1 on trace-pc builds (lib/sancov_pclog.c) -----
+# Each new PC is appended to <pid>.pc.sancov.raw as it is first seen:
+# a run killed by SIGKILL right after its work, unpacked, gives the very
+# bytes of the .sancov that coverage=1 writes for the same work and a
+# normal exit.  1500 generated functions (~10,000 PCs) make the log grow
+# past its first 8192-word chunk, from 4 threads at once in "threads".
+P=$T/pcdir
+mkdir -p "$P"
+chmod 755 "$P"
+sh $S/gen_pcdir.sh 1500 >"$P/t.c"
+# run_pcdir TAG BIN OPTIONS MODE HOW: run BIN in a fresh directory
+# $P/TAG.d, which is also its coverage_dir; output in $P/TAG.out.
+run_pcdir() {
+    rm -rf "$P/$1.d" && mkdir "$P/$1.d"
+    env -C "$P/$1.d" UKCOV_OPTIONS="$3:coverage_dir=$P/$1.d" "$2" "$4" "$5" \
+        >"$P/$1.out" 2>&1
+}
+# sums DIR GLOB: the checksums of the files, sorted (pids differ per run).
+sums() { (cd "$1" && for f in $2; do [ -f "$f" ] && cksum <"$f"; done) | sort | tr '\n' '|'; }
+for cc in gcc clang; do
+    bin=$P/pcdir-$cc
+    # -O0: clang -O1 turns the branches into selects (one PC a function).
+    build "pcdir-$cc-build" $cc -O0 -fsanitize-coverage=trace-pc -c "$P/t.c" -o "$P/t.o" &&
+    build "pcdir-$cc-build" gcc -O1 $INC -c $S/pcdir_main.c -o "$P/m.o" &&
+    build "pcdir-$cc-build" gcc "$P/m.o" "$P/t.o" $SHARED -o "$bin" || continue
+    for mode in seq threads fork; do
+        t=pcdir-$cc-$mode
+        run_pcdir want "$bin" coverage=1 $mode exit
+        run_pcdir got "$bin" coverage_direct=1 $mode kill
+        rc=$?
+        for r in "$P/got.d"/*.pc.sancov.raw; do
+            "$L/ukcov" rawunpack "$r" >>"$P/got.out" 2>&1 || echo "rawunpack $r failed" >>"$P/got.out"
+        done
+        nwant=$(ls "$P/want.d" | grep -c '\.sancov$')
+        want=$(sums "$P/want.d" "pcdir-$cc.*.sancov")
+        got=$(sums "$P" "pcdir-$cc.*.pc.sancov")
+        rm -f "$P"/pcdir-$cc.*.pc.sancov
+        exp_n=1
+        [ $mode = fork ] && exp_n=2
+        if [ $rc -eq 137 ] && [ "$nwant" -eq $exp_n ] && [ -n "$want" ] && [ "$want" = "$got" ] &&
+           ! grep -q -E 'outside|failed|warning|error' "$P/got.out"; then
+            ok "$t-sigkill-loses-nothing"
+        else
+            bad "$t-sigkill-loses-nothing" "rc $rc n $nwant want $want got $got: $(head -c 300 "$P/got.out")"
+        fi
+    done
+    # The log grew past one chunk and holds each PC once: words in use
+    # (non-zero) = PCs of the coverage=1 file (its size - 8 / 8).
+    run_pcdir want "$bin" coverage=1 threads exit
+    run_pcdir got "$bin" coverage_direct=1 threads kill
+    set -- "$P/want.d"/*.sancov "$P/got.d"/*.pc.sancov.raw
+    npcs=$((($(wc -c <"$1") - 8) / 8))
+    nz=$(od -An -v -tx8 "$2" | tr -s ' ' '\n' | grep -c -v -E '^0*$')
+    if [ "$npcs" -gt 8192 ] && [ "$nz" -eq "$npcs" ]; then
+        ok "pcdir-$cc-log-grows-each-pc-once"
+    else
+        bad "pcdir-$cc-log-grows-each-pc-once" "$npcs PCs, $nz non-zero words"
+    fi
+    # coverage_bitset=1 cannot cover trace-pc code: one warning, once
+    # (4 threads hit their first PCs at once in "threads").
+    run_pcdir got "$bin" coverage_direct=1:coverage_bitset=1 threads exit
+    if [ "$(grep -c 'coverage_bitset and coverage_counters count trace-pc-guard guards' "$P/got.out")" -eq 1 ]; then
+        ok "pcdir-$cc-bitset-warns-once"
+    else
+        bad "pcdir-$cc-bitset-warns-once" "$(head -c 300 "$P/got.out")"
+    fi
+    run_pcdir got "$bin" coverage_direct=1 seq exit
+    if [ -z "$(cat "$P/got.out")" ]; then ok "pcdir-$cc-no-warning-without-bitset"; else bad "pcdir-$cc-no-warning-without-bitset" "$(head -c 300 "$P/got.out")"; fi
+done
+# A guard-only program that exits normally leaves no trace-pc log.
+if [ -x "$E/feat-shared" ]; then
+    run_pcdir guard "$E/feat-shared" coverage_direct=1 api exit
+    if ls "$P/guard.d" | grep -q '[0-9]\.sancov\.raw$' && ! ls "$P/guard.d" | grep -q '\.pc\.sancov'; then
+        ok "pcdir-guard-only-no-pc-log"
+    else
+        bad "pcdir-guard-only-no-pc-log" "$(ls "$P/guard.d")"
+    fi
 fi
 
 # ---- caller-callee pairs and basic-block traces (sancov_trace.c) ----
