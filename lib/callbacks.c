@@ -261,42 +261,45 @@ guard_kcov_slow(struct ukcov_thread *t, uint32_t g, uint64_t pc)
 		guard_kcov_hit(t, area, g, pc);
 }
 
+/* Any mix of bits but KCOV alone or PCS alone (counters, direct, both
+ * consumers at once, or none). */
+static __attribute__((noinline)) void
+guard_mixed(const uint32_t *guard, uint32_t on, uint64_t pc)
+{
+	guard_hit(guard, on, pc);
+}
+
 /*
- * Guard edges into a kcov buffer alone (the word is exactly KCOV),
- * entered by a tail jump from the callback (the return address is the
- * edge's).  Unique mode with a trusted bitmap first, the Linux
- * proposal's case: uniq_gmax is 0 whenever this thread does not trace
- * (ukcov__thread_clear_hot clears it with the area: signal handlers,
- * disable) or must compare keys, and g - 1 wraps for a zeroed guard, so
- * one compare admits exactly the guards whose bit alone decides.  A
- * seen guard is then one TLS field, the guard, and one bitmap word.
+ * Every word but coverage=1 alone, entered by a tail jump from the
+ * callback (the return address is still the edge's; "used": the x86-64
+ * callback is assembly).  Guard edges into a kcov buffer alone (the
+ * word is exactly KCOV) first, and in it unique mode with a trusted
+ * bitmap, the Linux proposal's case: uniq_gmax is 0 whenever this
+ * thread does not trace (ukcov__thread_clear_hot clears it with the
+ * area: signal handlers, disable) or must compare keys, and g - 1 wraps
+ * for a zeroed guard, so one compare admits exactly the guards whose
+ * bit alone decides.  A seen guard is then one TLS field, the guard,
+ * and one bitmap word.
  */
 static __attribute__((noinline, used)) void
-guard_kcov_only(uint32_t *guard)
+guard_not_pcs(uint32_t *guard, uint32_t on)
 {
 	struct ukcov_thread *t = &__ukcov_thread;
 	uint32_t g = *guard;
 
-	if (likely(g - 1 < t->uniq_gmax)) {
+	if (likely(on == UKCOV_SANCOV_KCOV)) {
 		uint64_t *bits = t->uniq_bits;
 
-		if (likely(bits != NULL)) {
+		if (likely(g - 1 < t->uniq_gmax) && likely(bits != NULL)) {
 			if (likely(bits[g >> 6] >> (g & 63) & 1))
 				return;			/* seen */
 			guard_unique_claim(t, bits, g, RET_IP());
 			return;
 		}
+		guard_kcov_slow(t, g, RET_IP());
+		return;
 	}
-	guard_kcov_slow(t, g, RET_IP());
-}
-
-/* Every case but coverage=1 alone: out of line, entered by a tail jump
- * from the callback, so the return address is still the instrumented
- * caller's.  "used": the x86-64 callback below is assembly. */
-static __attribute__((noinline, used)) void
-guard_any(uint32_t *guard, uint32_t on)
-{
-	guard_hit(guard, on, RET_IP());
+	guard_mixed(guard, on, RET_IP());
 }
 
 #if defined(__x86_64__) && defined(__ELF__)
@@ -307,8 +310,8 @@ guard_any(uint32_t *guard, uint32_t on)
  *
  *   entry:  load __ukcov_sancov.on; test
  *   gate:   jne on; ret          nothing enabled: the fall-through ret
- *   on:     on == KCOV alone: tail jump to guard_kcov_only (kcov, unique)
- *           on != PCS alone:  tail jump to guard_any (any other mix)
+ *   on:     on != PCS alone: tail jump to guard_not_pcs (kcov, unique,
+ *                                any other mix)
  *           slot = guard_pcs[*guard]; slot != 0: ret (seen)
  *           slot = return address - 1; ret
  *
@@ -321,7 +324,7 @@ guard_any(uint32_t *guard, uint32_t on)
  * never be "off" again (KCOV is sticky, PCS lasts the process), so
  * guard_gate_open() then turns "jne on; ret" into a 3-byte nop: the
  * enabled path falls through too.  Every path after the gate also
- * handles a word of 0 (guard_any records nothing then).
+ * handles a word of 0 (guard_not_pcs records nothing then).
  */
 #define GUARD_ON_OFS    0	/* offsetof(struct ukcov_sancov_hot, on) */
 #define GUARD_PCS_OFS   16	/* offsetof(..., guard_pcs) */
@@ -329,8 +332,7 @@ _Static_assert(offsetof(struct ukcov_sancov_hot, on) == GUARD_ON_OFS,
 	       "the guard callback's offset of on");
 _Static_assert(offsetof(struct ukcov_sancov_hot, guard_pcs) == GUARD_PCS_OFS,
 	       "the guard callback's offset of guard_pcs");
-_Static_assert(UKCOV_SANCOV_PCS == 1 && UKCOV_SANCOV_KCOV == 2,
-	       "the guard callback's bits");
+_Static_assert(UKCOV_SANCOV_PCS == 1, "the guard callback's PCS bit");
 #define STR_(x) #x
 #define STR(x) STR_(x)
 __asm__(
@@ -346,10 +348,8 @@ __asm__(
 	".Lukcov_guard_gate:\n"
 	"	jne	1f\n"			/* 75 01 */
 	"	ret\n"				/* c3: off */
-	"1:	cmpl	$2, %esi\n"		/* UKCOV_SANCOV_KCOV alone? */
-	"	je	guard_kcov_only\n"
-	"	cmpl	$1, %esi\n"		/* UKCOV_SANCOV_PCS alone? */
-	"	jne	guard_any\n"
+	"1:	cmpl	$1, %esi\n"		/* UKCOV_SANCOV_PCS alone? */
+	"	jne	guard_not_pcs\n"
 	"	movl	(%rdi), %ecx\n"		/* guard number g */
 	"	movq	" STR(GUARD_PCS_OFS) "(%rax), %rax\n"
 	"	leaq	(%rax,%rcx,8), %rax\n"
