@@ -20,9 +20,12 @@
  *
  * A block with tid 0 and count 0 is written at setup, so the tool can
  * tell "no threads" from "this runtime cannot follow threads".  New
- * threads are seen through pthread_create, which only the shared
- * runtime interposes: libukcov.a is also linked into fully static
- * programs, where glibc's own pthread_create cannot be reached.
+ * threads are seen through pthread_create: the shared runtime
+ * interposes it by name; libukcov.a sees it only through the link's
+ * --wrap=pthread_create (lib/static_wrap.c), since glibc's own
+ * pthread_create cannot be reached by name in a static program.  A
+ * link without the wrap writes no setup block, and the tool says
+ * which flag is missing.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -73,6 +76,27 @@ static void write_block(pid_t tid, int mode, const uint64_t *recs,
 	ukcov__real_close(fd);
 }
 
+#ifdef UKCOV_SHARED_RUNTIME
+static int sees_thread_starts(void)
+{
+	return 1;	/* pthread_create below */
+}
+#else
+/* lib/static_wrap.c's, in the link only when --wrap=pthread_create (or
+ * pkg-config's -u) pulled that member in, and then every pthread_create
+ * of the program comes through it.  A weak reference does not pull the
+ * member; hidden, it is resolved at link time: NULL when absent. */
+extern int __wrap_pthread_create(pthread_t *th,	/* NOLINT(bugprone-reserved-identifier) */
+				 const pthread_attr_t *attr,
+				 void *(*fn)(void *), void *arg)
+	__attribute__((weak, visibility("hidden")));
+
+static int sees_thread_starts(void)
+{
+	return __wrap_pthread_create != NULL;
+}
+#endif
+
 /* Called after an exec takeover armed the main thread. */
 void ukcov__follow_setup(int mode, uint64_t entries, uint64_t uniq_words)
 {
@@ -86,10 +110,10 @@ void ukcov__follow_setup(int mode, uint64_t entries, uint64_t uniq_words)
 	follow.mode = mode;
 	follow.entries = entries;
 	follow.uniq_words = uniq_words;
-#ifdef UKCOV_SHARED_RUNTIME
+	if (!sees_thread_starts())
+		return;	/* the tool warns: no setup block */
 	follow.active = 1;
 	write_block(0, mode, NULL, 0, 0);
-#endif
 }
 
 /* Append what t recorded; with unmap, t is done (thread exit).

@@ -449,7 +449,8 @@ static int launch(struct session *s, char **argv)
 
 /* The thread blocks lib/follow.c appended: a 6-word header {magic,
  * tid, mode, count, dropped, 0} and count records.  The first block
- * (tid 0, no records) says the runtime followed the threads. */
+ * (tid 0, no records) says the runtime followed the threads: only
+ * libukcov.a linked without --wrap=pthread_create writes none. */
 static int load_thread_blocks(struct session *s)
 {
 	size_t len, off = 0, rec = s->cmp ? 4 : 1;
@@ -488,9 +489,11 @@ static int load_thread_blocks(struct session *s)
 	}
 	if (!s->followed)
 		msg_warn("the program's runtime did not follow its threads: "
-			 "only the main thread was traced (libukcov.a and "
-			 "fully static programs cannot see pthread_create: "
-			 "link it dynamically with -lukcov)");
+			 "only the main thread was traced (a program linked "
+			 "with libukcov.a sees pthread_create only through "
+			 "the linker's wrap: link it with "
+			 "$(pkg-config --static --libs ukcov) or "
+			 "-Wl,--wrap=pthread_create)");
 	return 0;
 }
 

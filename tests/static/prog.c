@@ -20,8 +20,11 @@
  *   prog spawn      posix_spawn and posix_spawnp of "prog noop".
  *   prog mmap       Linux kcov_mmap: a size other than the buffer's
  *                   is EINVAL; the buffer's size maps.
- *   prog threads    a thread calls static_leaf while the main thread
- *                   traces (the threads the tool cannot follow here).
+ *   prog threads    the main thread calls static_leaf and creates a
+ *                   thread that calls thread_leaf_a and creates a
+ *                   thread of its own, which calls thread_leaf_b twice
+ *                   (ukcov run --threads all follows both when the link
+ *                   has --wrap=pthread_create).
  *   prog common     KCOV_REMOTE_ENABLE with a common handle; a thread
  *                   created after it, and that thread's own thread,
  *                   inherit the handle (Linux kcov_task_init) and run
@@ -49,6 +52,8 @@
 #define ENVMARK "UKCOV_STATIC_ENV=1"
 
 void static_leaf(void);
+void thread_leaf_a(void);
+void thread_leaf_b(void);
 extern char **environ;
 
 static int fail(const char *what)
@@ -218,21 +223,40 @@ static int mmap_main(void)
 	return p == MAP_FAILED ? fail("mmap") : 0;
 }
 
-static void *thread_body(void *arg)
+static void *inner_thread_body(void *arg)
 {
 	(void)arg;
-	static_leaf();
+	thread_leaf_b();
+	thread_leaf_b();
+	return NULL;
+}
+
+/* The inner thread exits (and its block is written) before this one. */
+static void *thread_body(void *arg)
+{
+	pthread_t th;
+	int rc;
+
+	thread_leaf_a();
+	rc = pthread_create(&th, NULL, inner_thread_body, NULL);
+	if (rc == 0)
+		rc = pthread_join(th, NULL);
+	*(int *)arg = rc;
 	return NULL;
 }
 
 static int threads_main(void)
 {
 	pthread_t th;
-	int rc;
+	int rc, inner = -1;
 
 	static_leaf();
-	rc = pthread_create(&th, NULL, thread_body, NULL);
-	if (rc != 0 || pthread_join(th, NULL) != 0) {
+	rc = pthread_create(&th, NULL, thread_body, &inner);
+	if (rc == 0)
+		rc = pthread_join(th, NULL);
+	if (rc == 0)
+		rc = inner;
+	if (rc != 0) {
 		fprintf(stderr, "static pthread_create: %s\n", strerror(rc));
 		return 1;
 	}

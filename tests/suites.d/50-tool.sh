@@ -272,9 +272,9 @@ if (cd "$T" && cc -g -O0 -fsanitize-coverage=trace-pc -c "$SRC/threads.c" -o thr
 else
 	bad "threads_count (the counting runtime) builds and counts"
 fi
-expect "--threads all with the static runtime says so (unique: $main_pcs)" 0 "ukcov: warning: the program's runtime did not follow its threads: only the main thread was traced (libukcov.a and fully static programs cannot see pthread_create: link it dynamically with -lukcov)
+expect "--threads all with libukcov.a linked without the wrap says so (unique: $main_pcs)" 0 "ukcov: warning: the program's runtime did not follow its threads: only the main thread was traced (a program linked with libukcov.a sees pthread_create only through the linker's wrap: link it with \$(pkg-config --static --libs ukcov) or -Wl,--wrap=pthread_create)
 ukcov: ./threads_static exited with status 0; $main_pcs records, 0 dropped" "$U" run --threads all -o /dev/null -- ./threads_static
-expect "--threads all with the static runtime says so (pc: $main_calls)" 0 "ukcov: warning: the program's runtime did not follow its threads: only the main thread was traced (libukcov.a and fully static programs cannot see pthread_create: link it dynamically with -lukcov)
+expect "--threads all with libukcov.a linked without the wrap says so (pc: $main_calls)" 0 "ukcov: warning: the program's runtime did not follow its threads: only the main thread was traced (a program linked with libukcov.a sees pthread_create only through the linker's wrap: link it with \$(pkg-config --static --libs ukcov) or -Wl,--wrap=pthread_create)
 ukcov: ./threads_static exited with status 0; $main_calls records, 0 dropped" "$U" run --mode pc --threads all -o /dev/null -- ./threads_static
 # --remote: the sections of other threads and processes (issue 7).  A
 # registry of this run's own; the server is bounded (one request, 30 s).

@@ -3,9 +3,13 @@
 # --static --libs ukcov), gcc and clang.  Every exec function keeps
 # tracing into the same buffer (the new image's records arrive), the
 # exec family gives glibc's errnos, posix_spawn and the interposed mmap
-# work, threads run and inherit the remote common handle (through the
-# link's --wrap=pthread_create), and "ukcov run --threads all" says
-# exactly why it cannot follow them.  The program is tests/static/prog.c (harness) and
+# work, threads run and inherit the remote common handle, and "ukcov run
+# --threads all" follows them (both through the link's
+# --wrap=pthread_create): each thread's records, symbolized, are those
+# of the same program linked dynamically with -lukcov, also when only
+# libukcov.a is static; linked without the wrap, the tool says which
+# flag is missing; a static C++ program's std::thread is followed too.
+# The programs are tests/static/prog.c and cxxthread.cc (harness) and
 # tests/static/target.c (the only instrumented file).
 . tests/lib.sh
 
@@ -16,7 +20,7 @@ chmod 644 "$T/noexec"
 for cc in gcc clang; do
     mkdir -p "$T/$cc"
     # The program is named "prog": execlp/execvp/execvpe find it on PATH.
-    if $cc -O2 -fsanitize-coverage=trace-pc -c tests/static/target.c -o "$T/$cc/target.o" &&
+    if $cc -g -O2 -fsanitize-coverage=trace-pc -c tests/static/target.c -o "$T/$cc/target.o" &&
        $cc -static -O2 $(pkg-config --cflags ukcov) tests/static/prog.c "$T/$cc/target.o" \
            $(pkg-config --static --libs ukcov) -o "$T/$cc/prog" >"$T/build.log" 2>&1 &&
        ! readelf -l "$T/$cc/prog" | grep -q INTERP; then
@@ -40,14 +44,92 @@ for cc in gcc clang; do
     check "$cc/mmap" "$T/$cc/prog" mmap
     check "$cc/pthread_create" "$T/$cc/prog" threads
     check "$cc/threads-inherit-common-handle" "$T/$cc/prog" common
-    (cd "$T/$cc" && "$OLDPWD/$U" run --threads all -o /dev/null -- ./prog threads) \
+    # --threads all, in pc mode (every call) and the default unique mode
+    # (each point once per thread): the raw trace of each thread,
+    # symbolized (function at file:line), is what the program linked
+    # dynamically (-no-pie, so both have absolute PCs) records.
+    if ! $cc -O2 -no-pie $(pkg-config --cflags ukcov) tests/static/prog.c "$T/$cc/target.o" \
+           $(pkg-config --libs ukcov) -o "$T/$cc/prog-dyn" >"$T/build.log" 2>&1 ||
+       ! $cc -O2 -no-pie $(pkg-config --cflags ukcov) tests/static/prog.c "$T/$cc/target.o" \
+           "$B/libukcov.a" -lpthread -Wl,--wrap=pthread_create -o "$T/$cc/prog-ar" >"$T/build.log" 2>&1 ||
+       ! $cc -static -O2 $(pkg-config --cflags ukcov) tests/static/prog.c "$T/$cc/target.o" \
+           "$B/libukcov.a" -lpthread -o "$T/$cc/prog-nowrap" >"$T/build.log" 2>&1; then
+        bad "$cc/threads-builds" "$(tail -3 "$T/build.log" | tr '\n' ' ')"
+        continue
+    fi
+    for mode in pc unique; do
+        for p in prog prog-dyn prog-ar; do
+            (cd "$T/$cc" && "$OLDPWD/$U" run --mode $mode --threads all --raw -o "$T/$p.raw" -- "./$p" threads) \
+                >"$T/$p.out" 2>"$T/$p.err"
+            # Addresses -> "function at file:line"; tids -> "# thread".
+            sed -n 's/^0x//p' "$T/$p.raw" | while read -r pc; do
+                printf '%x\n' $((0x$pc - 1))
+            done | addr2line -f -s -p -e "$T/$cc/$p" >"$T/$p.sym"
+            awk -v sym="$T/$p.sym" '/^# thread [1-9][0-9]*$/ { print "# thread"; next }
+                /^0x/ { getline line <sym; sub(/ \(discriminator [0-9]+\)$/, "", line); print line; next }
+                { print }' "$T/$p.raw" | sed 's/ at .*target.c:/ target.c:/' >"$T/$p.txt"
+        done
+        if [ $mode = pc ]; then
+            want="static_leaf
+# thread
+thread_leaf_b
+thread_leaf_b
+# thread
+thread_leaf_a"
+            n=4
+        else
+            want="static_leaf
+# thread
+thread_leaf_b
+# thread
+thread_leaf_a"
+            n=3
+        fi
+        # The functions alone, in order: the main thread's first.
+        got=$(sed 's/ target.c:[0-9]*$//' "$T/prog.txt")
+        if [ "$got" = "$want" ] && grep -qx 'ok threads' "$T/prog.out" &&
+           cmp -s "$T/prog.txt" "$T/prog-dyn.txt" &&
+           printf 'ukcov: ./prog exited with status 0; %s records, 0 dropped\n' $n | cmp -s - "$T/prog.err"; then
+            ok "$cc/run-threads-all-$mode-static-follows"
+        else
+            bad "$cc/run-threads-all-$mode-static-follows" "$(tr '\n' ' ' <"$T/prog.txt") vs dynamic $(tr '\n' ' ' <"$T/prog-dyn.txt"); $(tr '\n' ' ' <"$T/prog.err")"
+        fi
+        if cmp -s "$T/prog-ar.txt" "$T/prog-dyn.txt" && grep -qx 'ok threads' "$T/prog-ar.out" &&
+           printf 'ukcov: ./prog-ar exited with status 0; %s records, 0 dropped\n' $n | cmp -s - "$T/prog-ar.err"; then
+            ok "$cc/run-threads-all-$mode-libukcov.a-follows"
+        else
+            bad "$cc/run-threads-all-$mode-libukcov.a-follows" "$(tr '\n' ' ' <"$T/prog-ar.txt"); $(tr '\n' ' ' <"$T/prog-ar.err")"
+        fi
+    done
+    # Linked without --wrap: only the main thread, and the fix named.
+    (cd "$T/$cc" && "$OLDPWD/$U" run --threads all -o /dev/null -- ./prog-nowrap threads) \
         >"$T/run.out" 2>"$T/run.err"
-    printf '%s\n' "ukcov: warning: the program's runtime did not follow its threads: only the main thread was traced (libukcov.a and fully static programs cannot see pthread_create: link it dynamically with -lukcov)" \
-        "ukcov: ./prog exited with status 0; 1 records, 0 dropped" >"$T/want.err"
+    printf '%s\n' "ukcov: warning: the program's runtime did not follow its threads: only the main thread was traced (a program linked with libukcov.a sees pthread_create only through the linker's wrap: link it with \$(pkg-config --static --libs ukcov) or -Wl,--wrap=pthread_create)" \
+        "ukcov: ./prog-nowrap exited with status 0; 1 records, 0 dropped" >"$T/want.err"
     if cmp -s "$T/want.err" "$T/run.err" && grep -qx 'ok threads' "$T/run.out"; then
-        ok "$cc/run-threads-all-says-static"
+        ok "$cc/run-threads-all-without-wrap-says-so"
     else
-        bad "$cc/run-threads-all-says-static" "$(tr '\n' ' ' <"$T/run.err")"
+        bad "$cc/run-threads-all-without-wrap-says-so" "$(tr '\n' ' ' <"$T/run.err")"
+    fi
+    # std::thread: libstdc++.a, scanned after libukcov.a, is where the
+    # (wrapped) pthread_create reference comes from.  Its only thread's
+    # one record, in thread_leaf_a.
+    cxx=$([ $cc = gcc ] && echo g++ || echo clang++)
+    if $cxx -static -O2 tests/static/cxxthread.cc "$T/$cc/target.o" \
+           $(pkg-config --static --libs ukcov) -o "$T/$cc/cxxthread" >"$T/build.log" 2>&1; then
+        (cd "$T/$cc" && "$OLDPWD/$U" run --threads all --raw -o "$T/cxx.raw" -- ./cxxthread) \
+            >"$T/cxx.out" 2>"$T/cxx.err"
+        pc=$(sed -n 's/^0x//p' "$T/cxx.raw")
+        fn=$(printf '%x\n' $((0x${pc:-1} - 1)) | addr2line -f -s -e "$T/$cc/cxxthread" | head -1)
+        if [ "$(grep -c . "$T/cxx.raw")" = 2 ] && grep -qx '# thread [1-9][0-9]*' "$T/cxx.raw" &&
+           [ "$fn" = thread_leaf_a ] && grep -qx 'ok cxxthread' "$T/cxx.out" &&
+           echo "ukcov: ./cxxthread exited with status 0; 1 records, 0 dropped" | cmp -s - "$T/cxx.err"; then
+            ok "$cc/run-threads-all-static-std-thread"
+        else
+            bad "$cc/run-threads-all-static-std-thread" "$fn; $(tr '\n' ' ' <"$T/cxx.raw"); $(tr '\n' ' ' <"$T/cxx.err")"
+        fi
+    else
+        bad "$cc/run-threads-all-static-std-thread" "$(tail -3 "$T/build.log" | tr '\n' ' ')"
     fi
 done
 summary
