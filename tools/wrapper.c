@@ -4,7 +4,8 @@
  * default cc / c++) with -fsanitize-coverage=trace-pc (trace-pc-guard
  * when $UKCOV_GUARD=1, for clang; plus trace-cmp when $UKCOV_CMP=1),
  * -fno-optimize-sibling-calls and -g, and when linking add libukcov:
- * -L<libdir> -Wl,-rpath,<libdir> -lukcov -lpthread.
+ * -L<libdir> -Wl,-rpath,<libdir> -lukcov -lpthread, and in a -static
+ * link (libukcov.a) the flags of pkg-config --static (lib/ukcov.pc.in).
  *
  * libdir and includedir are found from the wrapper's own location: in
  * the build tree libukcov.so sits next to it (and the headers in
@@ -67,6 +68,15 @@ static int is_cxx(const char *argv0)
 								"cxx"));
 }
 
+static int links_static(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "-static") ||
+		    !strcmp(argv[i], "-static-pie"))
+			return 1;
+	return 0;
+}
+
 /* clang's trace-pc-guard numbers the edges and prunes like trace-pc;
  * gcc has only trace-pc (and rejects the guard flag itself). */
 static char *coverage_flag(int cmp, int guard)
@@ -85,7 +95,7 @@ int main(int argc, char **argv)
 	const char *cmp = getenv("UKCOV_CMP");
 	const char *guard = getenv("UKCOV_GUARD");
 	char *dir = self_dir(), *libdir, *incdir, *probe;
-	char **args = calloc((size_t)argc + 11, sizeof(*args));
+	char **args = calloc((size_t)argc + 14, sizeof(*args));
 	int n = 0;
 
 	if (!cc || !*cc)
@@ -115,6 +125,16 @@ int main(int argc, char **argv)
 		args[n++] = join("-Wl,-rpath,", libdir);
 		args[n++] = "-lukcov";
 		args[n++] = "-lpthread";
+	}
+	if (links(argc, argv) && links_static(argc, argv)) {
+		/* As Libs.private in lib/ukcov.pc.in: libukcov.a sees
+		 * pthread_create only through --wrap (lib/static_wrap.c), and
+		 * its callbacks' object must be pulled in even when a runtime
+		 * the compiler driver links first (clang's ubsan_standalone)
+		 * already defines the callbacks weakly. */
+		args[n++] = "-Wl,--wrap=pthread_create";
+		args[n++] = "-Wl,-u,__wrap_pthread_create";
+		args[n++] = "-Wl,-u,__ukcov_callbacks";
 	}
 	if (libdir != dir)
 		free(libdir);

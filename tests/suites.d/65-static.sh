@@ -8,7 +8,10 @@
 # --wrap=pthread_create): each thread's records, symbolized, are those
 # of the same program linked dynamically with -lukcov, also when only
 # libukcov.a is static; linked without the wrap, the tool says which
-# flag is missing; a static C++ program's std::thread is followed too.
+# flag is missing; a static C++ program's std::thread is followed too,
+# and so is a program linked by ukcov-cc -static.  clang driving the
+# link with -fsanitize-coverage (or ubsan) uses libukcov.a's callbacks,
+# not its sanitizer runtime's (pkg-config's -u __ukcov_callbacks).
 # The programs are tests/static/prog.c and cxxthread.cc (harness) and
 # tests/static/target.c (the only instrumented file).
 . tests/lib.sh
@@ -130,6 +133,69 @@ thread_leaf_a"
         fi
     else
         bad "$cc/run-threads-all-static-std-thread" "$(tail -3 "$T/build.log" | tr '\n' ' ')"
+    fi
+    # ukcov-cc -static adds pkg-config --static's flags itself: both
+    # threads are followed, and nothing is missing (gcc only: clang's
+    # driver links its ubsan_standalone runtime for -fsanitize-coverage,
+    # which crashes in a -static program).
+    if [ $cc = gcc ]; then
+        (cd "$T/$cc" && UKCOV_CC=gcc "$OLDPWD/$B/ukcov-cc" -static -O2 "$OLDPWD/tests/static/prog.c" \
+             "$OLDPWD/tests/static/target.c" -o prog-wrapped) >"$T/build.log" 2>&1 &&
+        (cd "$T/$cc" && "$OLDPWD/$U" run --mode pc --threads all --raw -o "$T/w.raw" -- ./prog-wrapped threads) \
+            >"$T/w.out" 2>"$T/w.err"
+        sed -n 's/^0x//p' "$T/w.raw" | while read -r pc; do
+            printf '%x\n' $((0x$pc - 1))
+        done | addr2line -f -s -e "$T/$cc/prog-wrapped" | grep -x 'thread_leaf_[ab]' | sort | uniq -c | tr -s ' ' >"$T/w.fn"
+        if [ "$(grep -c '^# thread [1-9][0-9]*$' "$T/w.raw")" = 2 ] &&
+           [ "$(cat "$T/w.fn")" = "$(printf ' 1 thread_leaf_a\n 2 thread_leaf_b')" ] &&
+           ! grep -q warning "$T/w.err" && grep -qx 'ok threads' "$T/w.out"; then
+            ok "gcc/ukcov-cc-static-follows-threads"
+        else
+            bad "gcc/ukcov-cc-static-follows-threads" "$(tr '\n' ' ' <"$T/w.fn"); $(tail -n 3 "$T/build.log" "$T/w.err" | tr '\n' ' ')"
+        fi
+    fi
+    # clang driving the link with -fsanitize-coverage (and ubsan) puts
+    # its ubsan_standalone runtime, whose sancov callbacks are weak
+    # definitions, before libukcov.a: nothing then pulls the callbacks'
+    # object, and the program records nothing.  pkg-config --static's
+    # -u __ukcov_callbacks pulls it.  A trace-pc-guard target, the
+    # harness uninstrumented, libukcov.a with a dynamic libc (the
+    # sanitizer runtime does not run in a -static program).
+    if [ $cc = clang ]; then
+        for drv in "-fsanitize-coverage=trace-pc-guard" "-fsanitize=undefined -fsanitize-coverage=trace-pc-guard"; do
+            name=$(echo "$drv" | sed 's/ /,/g; s/-fsanitize[-a-z]*=//g')
+            if ! { clang -g -O2 -fsanitize-coverage=trace-pc-guard -c tests/static/target.c -o "$T/tg.o" &&
+                   clang -O2 $(pkg-config --cflags ukcov) -c tests/static/prog.c -o "$T/p.o" &&
+                   clang -no-pie $drv "$T/p.o" "$T/tg.o" "$B/libukcov.a" $(pkg-config --static --libs-only-other ukcov) \
+                       -lpthread -o "$T/$cc/prog-guard" &&
+                   clang -no-pie $drv "$T/p.o" "$T/tg.o" "$B/libukcov.a" -lpthread \
+                       -Wl,--wrap=pthread_create -Wl,-u,__wrap_pthread_create -o "$T/$cc/prog-guard-no-u"
+                 } >"$T/build.log" 2>&1; then
+                bad "clang/driver-$name-pulls-callbacks" "$(tail -3 "$T/build.log" | tr '\n' ' ')"
+                continue
+            fi
+            for p in prog-guard prog-guard-no-u; do
+                (cd "$T/$cc" && "$OLDPWD/$U" run --mode pc --threads all --raw -o "$T/$p.raw" -- "./$p" threads) \
+                    >"$T/$p.out" 2>"$T/$p.err"
+            done
+            fns=$(sed -n 's/^0x//p' "$T/prog-guard.raw" | while read -r pc; do
+                printf '%x\n' $((0x$pc - 1))
+            done | addr2line -f -s -e "$T/$cc/prog-guard" | sed -n 'p;n' | tr '\n' ' ')
+            if [ "$fns" = "static_leaf thread_leaf_b thread_leaf_b thread_leaf_a " ] &&
+               [ "$(grep -c '^# thread [1-9][0-9]*$' "$T/prog-guard.raw")" = 2 ] &&
+               echo "ukcov: ./prog-guard exited with status 0; 4 records, 0 dropped" | cmp -s - "$T/prog-guard.err"; then
+                ok "clang/driver-$name-pulls-callbacks"
+            else
+                bad "clang/driver-$name-pulls-callbacks" "$fns; $(tr '\n' ' ' <"$T/prog-guard.err")"
+            fi
+            # The control: without -u, ubsan's no-op callbacks.
+            if ! grep -q '^0x' "$T/prog-guard-no-u.raw" && grep -qx 'ok threads' "$T/prog-guard-no-u.out" &&
+               echo "ukcov: ./prog-guard-no-u exited with status 0; 0 records, 0 dropped" | cmp -s - "$T/prog-guard-no-u.err"; then
+                ok "clang/driver-$name-without-u-records-nothing"
+            else
+                bad "clang/driver-$name-without-u-records-nothing" "$(tr '\n' ' ' <"$T/prog-guard-no-u.err")"
+            fi
+        done
     fi
 done
 summary
