@@ -356,8 +356,13 @@ static void sancov_setup(void)
 			bits |= UKCOV_SANCOV_PCS;
 		if (__ukcov_sancov.counters)
 			bits |= UKCOV_SANCOV_CNT;
-		if (pc_tab.fd >= 0)
+		if (pc_tab.fd >= 0) {
 			bits |= UKCOV_SANCOV_DIRECT;
+			/* A map from the start, so that a program without
+			 * guards (trace-pc) leaves a pair rawunpack reads
+			 * (and finds nothing in), not a lone raw file. */
+			ukcov__sancov_write_direct_map();
+		}
 		/* trace-pc PCs: coverage=1 dumps the set, coverage_direct=1
 		 * logs each new one (sancov_pclog.c). */
 		pcset_reserve();
