@@ -316,7 +316,8 @@ guard_not_pcs(uint32_t *guard, uint32_t on)
  *           slot = return address - 1; ret
  *
  * With the gate closed (as built) the off path is one load and one
- * compare with "ret" as its fall-through (BRIEF rule 1), and an enabled
+ * compare with "ret" as its fall-through (the layout rule of docs/PERFORMANCE.md,
+ * "Tracing-off layout"), and an enabled
  * process takes the jne on every call.  On AMD Zen 5 that one taken
  * branch per edge cost 13% of a whole sqlite run under coverage=1
  * (1.13x compiler-rt's runtime, whose callback takes none).  A process

@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/core/callback-layout.sh OBJ NAME-PREFIX -- the tracing-off path of
 # every __sanitizer_cov_trace_* callback in OBJ (not the *_init ones, which
-# run once) is the fall-through (BRIEF rule,
+# run once) is the fall-through (the layout rule of
 # docs/PERFORMANCE.md "Tracing-off layout"): at most three instructions
 # (the TLS offset, the hot pointer's load, the test; or one compare of a
 # global), then a conditional jump whose fall-through is "ret".  A taken
