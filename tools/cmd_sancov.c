@@ -409,16 +409,24 @@ int cmd_symbolize(struct options *o)
 
 /* ---- rawunpack ---- */
 
-/* Write (or unite into) <module path>.<pid>.sancov for one module. */
+/* Write (or unite into) <module path>.<pid>.sancov for one module.  A
+ * trace-pc log, <pid>.pc.sancov.raw, unpacks to the same name: the tool
+ * and LLVM sancov find a module's binary by the name before .<pid>.sancov,
+ * and a process with guard and trace-pc code in one module gets one file
+ * (the union), as coverage=1 writes it. */
 static int unpack_module(const struct dump_module *m, const char *raw,
 			 int bits)
 {
 	const char *base = path_basename(raw);
-	size_t n = strlen(base) - strlen(".raw");
-	char *dst = xasprintf("%s.%.*s", m->path, (int)n, base);
+	size_t n = strlen(base) - strlen(".sancov.raw");
+	char *dst;
 	struct pcvec pv = { 0 };
 	struct strbuf sb = { 0 };
 	int old_bits = 0, r = 0;
+
+	if (n >= 3 && strncmp(base + n - 3, ".pc", 3) == 0)
+		n -= 3;
+	dst = xasprintf("%s.%.*s.sancov", m->path, (int)n, base);
 
 	if (access(dst, F_OK) == 0 && sancov_load(dst, &pv, &old_bits) < 0)
 		r = -1;

@@ -562,8 +562,19 @@ for cc in gcc clang; do
         done
         nwant=$(ls "$P/want.d" | grep -c '\.sancov$')
         want=$(sums "$P/want.d" "pcdir-$cc.*.sancov")
-        got=$(sums "$P" "pcdir-$cc.*.pc.sancov")
-        rm -f "$P"/pcdir-$cc.*.pc.sancov
+        got=$(sums "$P" "pcdir-$cc.*.sancov")
+        # The unpacked file is <module>.<pid>.sancov, the name the tool
+        # (and sancov) match binaries by.
+        if [ $mode = seq ]; then
+            set -- "$P"/pcdir-$cc.*.sancov
+            if [ -f "$1" ] && "$L/ukcov" covered-functions "$bin" "$1" >"$P/cf.out" 2>&1 &&
+               grep -q ' f0$' "$P/cf.out"; then
+                ok "pcdir-$cc-unpacked-name-symbolizes"
+            else
+                bad "pcdir-$cc-unpacked-name-symbolizes" "$1: $(head -c 300 "$P/cf.out")"
+            fi
+        fi
+        rm -f "$P"/pcdir-$cc.*.sancov
         exp_n=1
         [ $mode = fork ] && exp_n=2
         if [ $rc -eq 137 ] && [ "$nwant" -eq $exp_n ] && [ -n "$want" ] && [ "$want" = "$got" ] &&
