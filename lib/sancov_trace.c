@@ -151,6 +151,33 @@ static void *map_anon(size_t bytes)
 	return p == MAP_FAILED ? NULL : p;
 }
 
+/* The event array ends at a page boundary followed by an inaccessible
+ * page (as the old runtime's tr_event_array): a write past the bound
+ * faults instead of landing in the page's slack. */
+static char *tb_pages;		/* [S] the event array's pages */
+static size_t tb_pages_len;	/* [S] their length, guard excluded */
+
+static void *map_guarded(size_t bytes)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t len = (bytes + page - 1) / page * page;
+	char *p = map_anon(len + page);
+
+	if (!p || mprotect(p + len, page, PROT_NONE) != 0)
+		return NULL;
+	tb_pages = p;
+	tb_pages_len = len;
+	return p + len - bytes;
+}
+
+/* Forget every event: private anonymous pages read back as zeros. */
+static void tb_clear_events(void)
+{
+	__atomic_store_n(&tb_claimed, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&tb_nopoint, 0, __ATOMIC_RELAXED);
+	madvise(tb_pages, tb_pages_len, MADV_DONTNEED);
+}
+
 static int tb_map(void)
 {
 	size_t slots = (size_t)1 << TB_POINT_BITS;
@@ -158,7 +185,7 @@ static int tb_map(void)
 	tb_max = ukcov__sancov_opts.trace_max_events;
 	if (pctab_map(&tb_points, TB_POINT_BITS) != 0)
 		return -1;
-	tb_events = map_anon((tb_max ? tb_max : 1) * sizeof(uint64_t));
+	tb_events = map_guarded((tb_max ? tb_max : 1) * sizeof(uint64_t));
 	tb_line = map_anon(slots * sizeof(uint32_t));
 	tb_order = map_anon(slots * sizeof(uint32_t));
 	return tb_events && tb_line && tb_order ? 0 : -1;
@@ -491,10 +518,7 @@ void ukcov__sancov_trace_reset(void)
 		__atomic_store_n(&cc_cut, 0, __ATOMIC_RELAXED);
 	}
 	if (tb_on()) {
-		__atomic_store_n(&tb_claimed, 0, __ATOMIC_RELAXED);
-		__atomic_store_n(&tb_nopoint, 0, __ATOMIC_RELAXED);
-		madvise(tb_events, (tb_max ? tb_max : 1) * sizeof(uint64_t),
-			MADV_DONTNEED);
+		tb_clear_events();
 	}
 }
 
@@ -505,10 +529,7 @@ void ukcov__sancov_trace_after_fork_child(void)
 {
 	if (!tb_on())
 		return;
-	__atomic_store_n(&tb_claimed, 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&tb_nopoint, 0, __ATOMIC_RELAXED);
-	madvise(tb_events, (tb_max ? tb_max : 1) * sizeof(uint64_t),
-		MADV_DONTNEED);
+	tb_clear_events();
 	__atomic_store_n(&tb_threads, 0, __ATOMIC_RELAXED);
 	tb_thread = 0;
 }

@@ -691,6 +691,17 @@ for v in gcc:trace-pc clang:trace-pc clang:trace-pc-guard; do
     else
         bad "$v-bound-and-cut-count" "$(cat "$X/out")"
     fi
+    # A bound that fills whole pages (512 x 8 bytes): the array ends at
+    # an inaccessible page, so a write past the bound would fault.
+    bbtrace $v threads coverage_trace_max_events=512
+    set -- "$X/o"/trace-events.*.sancov
+    if [ $rc -eq 0 ] && [ "$(wc -c <"$1")" -eq 2048 ] &&
+       grep -qx "ukcov: coverage_trace_bb: 5888 events past coverage_trace_max_events were not recorded" "$X/out"; then
+        ok "$v-bound-page-multiple"
+    else
+        bad "$v-bound-page-multiple" "rc $rc $(cat "$X/out")"
+    fi
+    bbtrace $v threads coverage_trace_max_events=10
     # ukcov trace: events with their thread, point and function.
     "$L/ukcov" trace "$X/o"/trace-events.*.sancov 2>"$X/err" | awk '{ print $1, $2, $4 }' >"$X/got"
     printf '1 0 bb_a\n1 1 bb_b\n1 2 bb_c\n1 0 bb_a\n1 0 bb_a\n1 1 bb_b\n1 2 bb_c\n1 0 bb_a\n1 0 bb_a\n1 1 bb_b\n' >"$X/want"
