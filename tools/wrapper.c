@@ -68,6 +68,15 @@ static int is_cxx(const char *argv0)
 								"cxx"));
 }
 
+/* Is the real compiler clang?  By its name (clang, clang-14,
+ * x86_64-linux-gnu-clang...), as the user chose it in $UKCOV_CC. */
+static int is_clang(const char *cc)
+{
+	const char *b = strrchr(cc, '/');
+
+	return strstr(b ? b + 1 : cc, "clang") != NULL;
+}
+
 static int links_static(int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++)
@@ -95,7 +104,7 @@ int main(int argc, char **argv)
 	const char *cmp = getenv("UKCOV_CMP");
 	const char *guard = getenv("UKCOV_GUARD");
 	char *dir = self_dir(), *libdir, *incdir, *probe;
-	char **args = calloc((size_t)argc + 14, sizeof(*args));
+	char **args = calloc((size_t)argc + 15, sizeof(*args));
 	int n = 0;
 
 	if (!cc || !*cc)
@@ -135,6 +144,11 @@ int main(int argc, char **argv)
 		args[n++] = "-Wl,--wrap=pthread_create";
 		args[n++] = "-Wl,-u,__wrap_pthread_create";
 		args[n++] = "-Wl,-u,__ukcov_callbacks";
+		/* clang's driver links ubsan_standalone for -fsanitize-coverage,
+		 * and that runtime crashes at start-up in a -static program;
+		 * libukcov is the coverage runtime, so leave it out. */
+		if (is_clang(cc))
+			args[n++] = "-fno-sanitize-link-runtime";
 	}
 	if (libdir != dir)
 		free(libdir);
