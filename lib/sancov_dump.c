@@ -132,17 +132,21 @@ int ukcov__write_all(int fd, const void *p, size_t n)
 	return 0;
 }
 
+static int refuse_foreign(const char *path)
+{
+	report(path, ": exists and is not this process's file; "
+		     "not overwritten\n");
+	return -1;
+}
+
 /* Make tmp the file `path`, never replacing a file we did not write. */
 static int install(const char *tmp, const char *path, const struct stat *mine)
 {
 	struct stat st;
 
 	if (lstat(path, &st) == 0) {
-		if (!S_ISREG(st.st_mode) || !is_own(&st)) {
-			report(path, ": exists and is not this process's file; "
-				     "not overwritten\n");
-			return -1;
-		}
+		if (!S_ISREG(st.st_mode) || !is_own(&st))
+			return refuse_foreign(path);
 		if (rename(tmp, path) != 0) {
 			report_errno(path, errno, "\n");
 			return -1;
@@ -153,11 +157,8 @@ static int install(const char *tmp, const char *path, const struct stat *mine)
 	if (link(tmp, path) != 0) {
 		int e = errno;
 
-		if (e == EEXIST) {
-			report(path, ": exists and is not this process's file; "
-				     "not overwritten\n");
-			return -1;
-		}
+		if (e == EEXIST)
+			return refuse_foreign(path);
 		/* A file system without hard links: rename, which the lstat
 		 * above found nothing to replace. */
 		if (rename(tmp, path) != 0) {

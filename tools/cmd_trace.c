@@ -84,6 +84,14 @@ static int parse_points(const char *file, const char *buf, size_t len,
 	return 0;
 }
 
+/* What load_points() filled in, freed. */
+static void points_free(struct points *pts, struct dump *d)
+{
+	free(pts->mod);
+	free(pts->off);
+	dump_free(d);
+}
+
 static int load_points(const char *file, struct dump *d, struct points *pts)
 {
 	char *buf;
@@ -155,9 +163,7 @@ static int print_pairs(const char *file, struct strbuf *sb)
 		}
 		printer_delete(p);
 	}
-	free(pts.mod);
-	free(pts.off);
-	dump_free(&d);
+	points_free(&pts, &d);
 	return r;
 }
 
@@ -228,9 +234,7 @@ static int print_events(const char *file, const char *points_file,
 	}
 	free(ev);
 	free(th);
-	free(pts.mod);
-	free(pts.off);
-	dump_free(&d);
+	points_free(&pts, &d);
 	return r;
 }
 
@@ -249,9 +253,7 @@ static int print_points(const char *file, struct strbuf *sb)
 		}
 		free(text);
 	}
-	free(pts.mod);
-	free(pts.off);
-	dump_free(&d);
+	points_free(&pts, &d);
 	return r;
 }
 
