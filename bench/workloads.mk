@@ -76,9 +76,13 @@ objs = $(patsubst %.c,$(OBJ)/$(1)/$(2)/%.o,$(notdir $($(1)_SRCS)))
 
 # Objects are kept between runs (BENCH_CACHE): the flags they were built
 # with are kept beside them, and a change of flags rebuilds them all.
+# (Its recipe always runs, but it touches the file only when the flags
+# differ, and make compares the file's time after the recipe.)
 OBJ_FLAGS := $(OBJ)/cflags
-$(shell mkdir -p $(OBJ) && { echo '$(BENCH_CFLAGS)' | cmp -s - $(OBJ_FLAGS) || \
-  echo '$(BENCH_CFLAGS)' >$(OBJ_FLAGS); })
+$(OBJ_FLAGS): FORCE
+	@mkdir -p $(@D)
+	@echo '$(BENCH_CFLAGS)' | cmp -s - $@ || echo '$(BENCH_CFLAGS)' >$@
+.PHONY: FORCE
 
 # One compile rule per (workload, set, source directory).
 define compile_rules
