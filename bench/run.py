@@ -17,6 +17,7 @@ import os
 import platform
 import re
 import statistics
+import struct
 import subprocess
 import sys
 import time
@@ -29,6 +30,29 @@ BIG_WORDS = 8 << 20             # 64 MiB, drained by the launcher (-r)
 SCALES = {"full": {"sqlite": 4, "lua": 12, "zlib": 2},
           "quick": {"sqlite": 1, "lua": 4, "zlib": 1},
           "icount": {"sqlite": 1, "lua": 2, "zlib": 1}}
+
+def text_span(path):
+    """Bytes from the first executable PT_LOAD segment's start to the last's end (ELF64)."""
+    with open(path, "rb") as f:
+        data = f.read(1 << 16)
+    phoff, = struct.unpack_from("<Q", data, 0x20)
+    phentsize, phnum = struct.unpack_from("<HH", data, 0x36)
+    lo, hi = None, 0
+    for i in range(phnum):
+        p_type, p_flags, _, p_vaddr, _, _, p_memsz, _ = struct.unpack_from(
+            "<IIQQQQQQ", data, phoff + i * phentsize)
+        if p_type == 1 and p_flags & 1:        # PT_LOAD, PF_X
+            lo = p_vaddr if lo is None else min(lo, p_vaddr)
+            hi = max(hi, p_vaddr + p_memsz)
+    return hi - lo if lo is not None else 0
+
+
+def unique_bitmap(path):
+    """The bitmap ukcov run gives a unique run of path (tools/run.c default_bitmap):
+    4096 words, plus a bit per byte of the executable's text, a quarter of the
+    buffer at most."""
+    return min(4096 + text_span(path) // 64 + 2, DROP_WORDS // 4)
+
 
 # name -> (binary variant, kcovrun arguments, description)
 CONFIGS = [
@@ -50,13 +74,13 @@ CONFIGS = [
     ("ukc.off", "ukc", [], "ukcov static, cmp build, off"),
     ("ukc.cmp", "ukc", ["-k", "ukcov", "-m", "cmp", "-w", str(DROP_WORDS)],
      "ukcov static, CMP on, 4 MiB, drop"),
-    ("uk.uniq", "uk", ["-k", "ukcov", "-m", "unique", "-w", str(DROP_WORDS)],
-     "ukcov static, unique PC (KCOV_UNIQUE_ENABLE, 4096-word bitmap), 4 MiB"),
+    ("uk.uniq", "uk", ["-k", "ukcov", "-m", "unique", "-b", "TEXT", "-w", str(DROP_WORDS)],
+     "ukcov static, unique PC (KCOV_UNIQUE_ENABLE, bitmap as ukcov run sizes it), 4 MiB"),
     ("ukc.cuniq", "ukc", ["-k", "ukcov", "-m", "cmp-unique", "-w", str(DROP_WORDS)],
      "ukcov static, unique CMP, 4 MiB"),
     ("crtg", "crtg", [], "trace-pc-guard, compiler-rt's runtime (first PC per guard)"),
     ("ukg.off", "ukg", [], "trace-pc-guard, ukcov static, off"),
-    ("ukg.uniq", "ukg", ["-k", "ukcov", "-m", "unique", "-w", str(DROP_WORDS)],
+    ("ukg.uniq", "ukg", ["-k", "ukcov", "-m", "unique", "-b", "TEXT", "-w", str(DROP_WORDS)],
      "trace-pc-guard, ukcov static, unique PC (bit g = guard g), 4 MiB"),
     # the other SanitizerCoverage configurations (clang; environment in ENV)
     ("crtg.cov", "crtg", [], "trace-pc-guard, compiler-rt, UBSAN_OPTIONS=coverage=1"),
@@ -149,6 +173,8 @@ class Bench:
     def launch(self, wl, name, cc, scale, prefix=()):
         """One run through kcovrun; returns (stats dict, stdout)."""
         variant, kargs = next((c[1], c[2]) for c in CONFIGS if c[0] == name)
+        kargs = [str(unique_bitmap(self.binary(wl, variant, cc))) if a == "TEXT" else a
+                 for a in kargs]
         cmd = [self.kcovrun] + kargs + ["-c", self.cpu, "--"] + list(prefix) + \
             [self.binary(wl, variant, cc)] + self.wl_args(wl, scale)
         if not os.path.exists(self.kcovrun):  # plain run, no launcher

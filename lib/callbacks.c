@@ -89,22 +89,53 @@ trace_pc_unique(struct ukcov_thread *t, uint64_t *area, uint64_t pc,
 	}
 }
 
-/* The kcov part of trace_pc: this thread's PC area, if it traces.
- * Mode variants (unique) are tested only after the area is non-NULL.
- * A point seen since the reset returns here, after its hash, one bitmap
- * word and one key (valgrind, bench/ubench.c "uniq": 28 instructions
- * per call against 30 as a tail call to a function of its own, which
- * reloaded the TLS block; the plain trace pays one more, 22 against
- * 21, because the bitmap pointer is kept in a register). */
-static inline __attribute__((always_inline)) void
-kcov_pc(uint64_t pc)
+/* Append pc, new to this thread since the last reset: the executable's
+ * PC whose direct bit (unique.c, "Direct bits") is in word w.  The
+ * caller read no area: a CMP-unique thread has no direct bits, but a
+ * handler may have cleared the area since. */
+static __attribute__((noinline)) void
+trace_pc_direct(struct ukcov_thread *t, uint64_t pc, uint64_t w)
 {
-	struct ukcov_thread *t = &__ukcov_thread;
 	uint64_t *area = __atomic_load_n(&t->pc_area, __ATOMIC_RELAXED);
 
 	if (area == NULL)
 		return;
-	if (unlikely(t->uniq_bits != NULL)) {
+	t->uniq_direct[w] |= (uint64_t)1 << (pc & 63);
+	pc_record(t, area, pc);
+}
+
+/*
+ * The kcov part of trace_pc: this thread's PC area, if it traces.
+ * Unique mode is tested first, on its bitmap pointer, which is NULL
+ * whenever the area is (ukcov__thread_clear_hot clears both, and only
+ * ukcov__uniq_hot sets it): a point seen since the reset, with a direct
+ * bit, returns after the bitmap pointer, one word and one bit test,
+ * without reading the area.  A hashed point loads the area first, then
+ * its slot's bitmap word and key.  On x86-64 the callback is assembly
+ * that does the common cases itself and calls this for the rest
+ * (docs/DESIGN.md, "trace-pc builds: direct bits").
+ */
+static inline __attribute__((always_inline)) void
+kcov_pc(uint64_t pc)
+{
+	struct ukcov_thread *t = &__ukcov_thread;
+	uint64_t *bits = __atomic_load_n(&t->uniq_bits, __ATOMIC_RELAXED);
+	uint64_t *area;
+
+	if (unlikely(bits != NULL)) {
+		uint64_t w = (pc >> 6) - t->uniq_lo6;
+
+		if (likely(w < t->uniq_dwords)) {
+			if (likely(t->uniq_direct[w] >> (pc & 63) & 1))
+				return;
+			trace_pc_direct(t, pc, w);
+			return;
+		}
+	}
+	area = __atomic_load_n(&t->pc_area, __ATOMIC_RELAXED);
+	if (area == NULL)
+		return;
+	if (unlikely(bits != NULL)) {
 		uint64_t i = uniq_pc_slot(t, pc);
 
 		if (likely(uniq_seen_at(t, pc, i)))
@@ -128,8 +159,8 @@ static inline __attribute__((always_inline)) void pcset_hit(uint64_t pc)
 }
 
 /* Out of line, so that the off and kcov-only paths need no frame. */
-static __attribute__((noinline)) void trace_pc_process(uint32_t on,
-						       uint64_t pc)
+static __attribute__((noinline, used)) void trace_pc_process(uint32_t on,
+							     uint64_t pc)
 {
 	if (on & UKCOV_SANCOV_KCOV)
 		kcov_pc(pc);
@@ -139,6 +170,153 @@ static __attribute__((noinline)) void trace_pc_process(uint32_t on,
 		__ukcov_sancov_trace_event(pc - 1);
 }
 
+#if defined(__x86_64__) && defined(__ELF__)
+/*
+ * Every PC a thread traces through a kcov descriptor, but the cases
+ * the assembly callback below does itself (an append, a drop, a point
+ * seen at its direct bit or in its hashed home slot); entered by a tail
+ * jump with the return address still the edge's, (on, pc) in (edi,
+ * rsi).  "used": only the assembly refers to them.
+ */
+static __attribute__((noinline, used)) void trace_pc_kcov_slow(uint32_t on,
+							      uint64_t pc)
+{
+	(void)on;
+	kcov_pc(pc);
+}
+
+/*
+ * trace_pc in assembly, for the byte layout (docs/DESIGN.md, "The hot
+ * path"), and with a gate like the guard callback's (below):
+ *
+ *   entry:  load __ukcov_sancov.pc_on; test
+ *   gate:   jne on; ret          nothing enabled: the fall-through ret
+ *   on:     pc = return address
+ *           word != KCOV alone: tail jump to trace_pc_process
+ *           bits = this thread's uniq_bits; NULL: a plain trace, at 2
+ *           w = (pc >> 6) - uniq_lo6; w >= uniq_dwords: hashed, at 5
+ *           bit pc & 63 of uniq_direct[w] clear: the slow path (new)
+ *           ret (seen: no taken branch)
+ *   5:      slot i = pc's hash; bit i clear or key i != pc: the slow
+ *           path (new, or further in the probe); ret (seen)
+ *   2:      area = pc_area; NULL: ret (this thread does not trace)
+ *           n = area[0]; n >= pc_cap: ++*drops, ret (count_drop: only
+ *           this thread writes it)
+ *           area[n + 1] = pc; area[0] = n + 1; ret
+ *
+ * Only one mode can be the fall-through.  Unique is: it is what "ukcov
+ * run" collects by default, and its target is the tighter one (no
+ * slower than the trace, U1; the trace's is within 10% of the
+ * reference append, T2, which the trace meets with room: 1.01 with
+ * the gate open, docs/PERFORMANCE.md "Direct bits").  The C version
+ * (other architectures, below) makes the seen point's "ret" a jump to
+ * a shared one.  The count is stored after the record with a plain
+ * store: x86-64 keeps stores in order, which is the release pc_record
+ * does.  The gate
+ * (trace_pc_gate_open) turns "jne on; ret" into a nop in a process
+ * whose word is non-zero once its constructors have run (kcov enabled
+ * before an exec, coverage=1): pc_on's bits are never cleared.
+ */
+#define PC_ON_OFS	4	/* offsetof(struct ukcov_sancov_hot, pc_on) */
+#define T_AREA_OFS	0	/* offsetof(struct ukcov_thread, ...) */
+#define T_CAP_OFS	16
+#define T_DROPS_OFS	32
+#define T_BITS_OFS	40
+#define T_KEYS_OFS	48
+#define T_SHIFT_OFS	64
+#define UNIQ_MUL_ASM	0x9e3779b97f4a7c15
+#define T_DIRECT_OFS	72
+#define T_LO_OFS	80
+#define T_DW_OFS	88
+_Static_assert(offsetof(struct ukcov_sancov_hot, pc_on) == PC_ON_OFS, "pc_on");
+_Static_assert(offsetof(struct ukcov_thread, pc_area) == T_AREA_OFS, "pc_area");
+_Static_assert(offsetof(struct ukcov_thread, pc_cap) == T_CAP_OFS, "pc_cap");
+_Static_assert(offsetof(struct ukcov_thread, drops) == T_DROPS_OFS, "drops");
+_Static_assert(offsetof(struct ukcov_thread, uniq_bits) == T_BITS_OFS, "bits");
+_Static_assert(offsetof(struct ukcov_thread, uniq_keys) == T_KEYS_OFS, "keys");
+_Static_assert(offsetof(struct ukcov_thread, uniq_shift) == T_SHIFT_OFS,
+	       "uniq_shift");
+_Static_assert(UNIQ_MUL_ASM == UNIQ_MUL, "the hash of uniq_pc_slot");
+_Static_assert(offsetof(struct ukcov_thread, uniq_direct) == T_DIRECT_OFS,
+	       "uniq_direct");
+_Static_assert(offsetof(struct ukcov_thread, uniq_lo6) == T_LO_OFS, "lo6");
+_Static_assert(offsetof(struct ukcov_thread, uniq_dwords) == T_DW_OFS,
+	       "uniq_dwords");
+_Static_assert(UKCOV_SANCOV_KCOV == 2, "the PC callback's KCOV word");
+#define STR_(x) #x
+#define STR(x) STR_(x)
+/* A gate's address, for gate_open(): a pointer named var to the label. */
+#define GATE_ADDR(var, label)						\
+	"	.pushsection .data.rel.ro, \"aw\"\n"				\
+	"	.p2align 3\n"							\
+	#var ":\n"							\
+	"	.quad	" #label "\n"						\
+	"	.popsection\n"
+__asm__(
+	"	.text\n"
+	"	.p2align 6\n"
+	"	.globl	__sanitizer_cov_trace_pc\n"
+	"	.type	__sanitizer_cov_trace_pc, @function\n"
+	"__sanitizer_cov_trace_pc:\n"
+	"	.cfi_startproc\n"
+	"	movq	__ukcov_sancov@GOTPCREL(%rip), %rax\n"
+	"	movl	" STR(PC_ON_OFS) "(%rax), %edi\n"
+	"	testl	%edi, %edi\n"
+	".Lukcov_pc_gate:\n"
+	"	jne	1f\n"			/* 75 01 */
+	"	ret\n"				/* c3: off */
+	"1:	movq	(%rsp), %rsi\n"
+	"	cmpl	$2, %edi\n"		/* UKCOV_SANCOV_KCOV alone? */
+	"	jne	trace_pc_process\n"
+	"	movq	__ukcov_thread@GOTTPOFF(%rip), %rax\n"
+	"	movq	%fs:" STR(T_BITS_OFS) "(%rax), %rdx\n"
+	"	testq	%rdx, %rdx\n"
+	"	je	2f\n"			/* a plain trace */
+	"	movq	%rsi, %rcx\n"
+	"	shrq	$6, %rcx\n"
+	"	subq	%fs:" STR(T_LO_OFS) "(%rax), %rcx\n"
+	"	cmpq	%fs:" STR(T_DW_OFS) "(%rax), %rcx\n"
+	"	jae	5f\n"			/* hashed */
+	"	movq	%fs:" STR(T_DIRECT_OFS) "(%rax), %rdx\n"
+	"	movq	(%rdx,%rcx,8), %rdx\n"
+	"	btq	%rsi, %rdx\n"
+	"	jnc	trace_pc_kcov_slow\n"	/* new */
+	"	ret\n"				/* seen */
+	/* Hashed (unique_hot.h, uniq_pc_slot and uniq_seen_at): slot i,
+	 * seen if its bit is set and its key is this PC; %rdx still holds
+	 * the bitmap of the slots. */
+	"5:	movl	%fs:" STR(T_SHIFT_OFS) "(%rax), %ecx\n"
+	"	movabsq	$" STR(UNIQ_MUL_ASM) ", %r8\n"
+	"	imulq	%rsi, %r8\n"
+	"	shrq	%cl, %r8\n"
+	"	movq	%r8, %rcx\n"
+	"	shrq	$6, %rcx\n"
+	"	movq	(%rdx,%rcx,8), %rcx\n"
+	"	btq	%r8, %rcx\n"
+	"	jnc	trace_pc_kcov_slow\n"
+	"	movq	%fs:" STR(T_KEYS_OFS) "(%rax), %rdx\n"
+	"	cmpq	%rsi, (%rdx,%r8,8)\n"
+	"	jne	trace_pc_kcov_slow\n"
+	"	ret\n"
+	"2:	movq	%fs:" STR(T_AREA_OFS) "(%rax), %rdx\n"
+	"	testq	%rdx, %rdx\n"
+	"	je	3f\n"
+	"	movq	(%rdx), %rcx\n"
+	"	cmpq	%fs:" STR(T_CAP_OFS) "(%rax), %rcx\n"
+	"	jae	4f\n"
+	"	addq	$1, %rcx\n"
+	"	movq	%rsi, (%rdx,%rcx,8)\n"
+	"	movq	%rcx, (%rdx)\n"
+	"3:	ret\n"
+	"4:	movq	%fs:" STR(T_DROPS_OFS) "(%rax), %rdx\n"
+	"	addq	$1, (%rdx)\n"		/* full: count_drop */
+	"	ret\n"
+	"	.cfi_endproc\n"
+	"	.size	__sanitizer_cov_trace_pc, .-__sanitizer_cov_trace_pc\n"
+	GATE_ADDR(pc_gate_addr, .Lukcov_pc_gate));
+extern __attribute__((visibility("hidden"))) unsigned char *const
+	pc_gate_addr;	/* local to this object (the asm above) */
+#else
 /*
  * The layout of every callback (docs/PERFORMANCE.md, "Tracing-off
  * layout"): nothing enabled is the fall-through into "ret".  Like the
@@ -146,7 +324,7 @@ static __attribute__((noinline)) void trace_pc_process(uint32_t on,
  * one compare): coverage=1 must see the PCs of threads the runtime
  * never armed.  A thread that traces through a kcov descriptor has set
  * the KCOV bit (ukcov__thread_rearm_hot); mode variants (unique) are
- * tested only after its area is known to be non-NULL.
+ * tested first on their bitmap pointer (kcov_pc).
  */
 CALLBACK void __sanitizer_cov_trace_pc(void)
 {
@@ -159,6 +337,7 @@ CALLBACK void __sanitizer_cov_trace_pc(void)
 	else
 		trace_pc_process(on, RET_IP());
 }
+#endif
 
 /*
  * clang's trace-pc-guard: one call per edge with the edge's guard,
@@ -323,7 +502,7 @@ guard_not_pcs(uint32_t *guard, uint32_t on)
  * (1.13x compiler-rt's runtime, whose callback takes none).  A process
  * whose word is already non-zero when its constructors have run can
  * never be "off" again (KCOV is sticky, PCS lasts the process), so
- * guard_gate_open() then turns "jne on; ret" into a 3-byte nop: the
+ * gate_open() then turns "jne on; ret" into a 3-byte nop: the
  * enabled path falls through too.  Every path after the gate also
  * handles a word of 0 (guard_not_pcs records nothing then).
  */
@@ -334,8 +513,6 @@ _Static_assert(offsetof(struct ukcov_sancov_hot, on) == GUARD_ON_OFS,
 _Static_assert(offsetof(struct ukcov_sancov_hot, guard_pcs) == GUARD_PCS_OFS,
 	       "the guard callback's offset of guard_pcs");
 _Static_assert(UKCOV_SANCOV_PCS == 1, "the guard callback's PCS bit");
-#define STR_(x) #x
-#define STR(x) STR_(x)
 __asm__(
 	"	.text\n"
 	"	.p2align 6\n"
@@ -363,12 +540,7 @@ __asm__(
 	"	ret\n"
 	"	.cfi_endproc\n"
 	"	.size	__sanitizer_cov_trace_pc_guard, .-__sanitizer_cov_trace_pc_guard\n"
-	/* The gate's address, for guard_gate_open(). */
-	"	.pushsection .data.rel.ro, \"aw\"\n"
-	"	.p2align 3\n"
-	"guard_gate_addr:\n"
-	"	.quad	.Lukcov_guard_gate\n"
-	"	.popsection\n");
+	GATE_ADDR(guard_gate_addr, .Lukcov_guard_gate));
 extern __attribute__((visibility("hidden"))) unsigned char *const
 	guard_gate_addr;	/* local to this object (the asm above) */
 
@@ -403,22 +575,33 @@ static int single_threaded(void)
  * no /proc, a seccomp policy) leaves the gate closed: the callback is
  * the same, one taken branch slower.
  */
-static void guard_gate_open(void)
+static void gate_open(unsigned char *gate)
 {
 	static const unsigned char closed[3] = { 0x75, 0x01, 0xc3 };
 	static const unsigned char open_[3] = { 0x0f, 0x1f, 0x00 };
 	int fd;
 
-	if (memcmp(guard_gate_addr, closed, sizeof(closed)) != 0 ||
-	    !single_threaded())
+	if (memcmp(gate, closed, sizeof(closed)) != 0 || !single_threaded())
 		return;
 	fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	if (pwrite(fd, open_, sizeof(open_),
-		   (off_t)(uintptr_t)guard_gate_addr) != (ssize_t)sizeof(open_))
+	if (pwrite(fd, open_, sizeof(open_), (off_t)(uintptr_t)gate) !=
+	    (ssize_t)sizeof(open_))
 		(void)0;	/* closed still: correct, a branch slower */
 	close(fd);
+}
+
+/* Open a callback's gate if its word is on and the user did not ask
+ * to keep it closed (env=closed). */
+static void gate_open_if(unsigned char *gate, const uint32_t *word,
+			 const char *env)
+{
+	const char *v = getenv(env);
+
+	if (__atomic_load_n(word, __ATOMIC_RELAXED) != 0 &&
+	    !(v && strcmp(v, "closed") == 0))
+		gate_open(gate);
 }
 
 /* After the runtime's constructor (priority 101: coverage options,
@@ -426,13 +609,10 @@ static void guard_gate_open(void)
  * of this object (libukcov.a, libukcov_cb.a in the executable,
  * libukcov.so.0) opens its own gate.  UKCOV_GUARD_GATE=closed keeps it
  * closed (the tests compare both). */
-__attribute__((constructor(102))) static void guard_gate_at_start(void)
+__attribute__((constructor(102))) static void gates_at_start(void)
 {
-	const char *g = getenv("UKCOV_GUARD_GATE");
-
-	if (__atomic_load_n(&__ukcov_sancov.on, __ATOMIC_RELAXED) != 0 &&
-	    !(g && strcmp(g, "closed") == 0))
-		guard_gate_open();
+	gate_open_if(guard_gate_addr, &__ukcov_sancov.on, "UKCOV_GUARD_GATE");
+	gate_open_if(pc_gate_addr, &__ukcov_sancov.pc_on, "UKCOV_PC_GATE");
 }
 #else
 CALLBACK void __sanitizer_cov_trace_pc_guard(uint32_t *guard)

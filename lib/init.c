@@ -135,5 +135,6 @@ __attribute__((constructor(101))) static void ukcov_init(void)
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	atexit(process_exit_handler);
 	ukcov__sancov_init();
+	ukcov__uniq_text_init();	/* before a takeover arms unique mode */
 	ukcov__exec_takeover();
 }

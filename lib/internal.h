@@ -125,6 +125,8 @@ struct ukcov_desc {
 	size_t buf_len;
 	int nfds;			/* fds of this process referring to it */
 	int ntracers;			/* threads of this process armed on buf */
+	int uniq_direct;		/* a thread of this image armed it with
+					 * direct bits (unique.c) */
 	struct ukcov_desc *next;
 };
 
@@ -152,6 +154,14 @@ struct ukcov_thread {
 					 * their bit is set (the bitmap holds
 					 * only guard-numbered keys); 0: check
 					 * the key too (unique.c) */
+	uint64_t *uniq_direct;		/* hot: the bitmap's head, where
+					 * trace-pc PCs of the executable have
+					 * a bit each (unique.c, "Direct
+					 * bits") */
+	uint64_t uniq_lo6;		/* hot: the executable's first text
+					 * address >> 6 */
+	uint64_t uniq_dwords;		/* hot: words of direct bits; 0: every
+					 * PC is hashed */
 	/* Below: never read by callbacks.  Every hot field above is also
 	 * in struct ukcov_hot (checked below). */
 	struct ukcov_desc *owned;	/* descriptor this thread enabled */
@@ -160,6 +170,7 @@ struct ukcov_thread {
 					 * plain trace */
 	int uniq_trusted;		/* the bitmap's set bits are all guards
 					 * at their own number (uniq_gmax) */
+	uint64_t uniq_dwords_armed;	/* direct words chosen when armed */
 	void *uniq_table;		/* private mapping of key slots, kept
 					 * across enables; unmapped at exit */
 	size_t uniq_table_len;
@@ -200,6 +211,9 @@ struct ukcov_hot {
 	uint64_t uniq_mask;
 	uint32_t uniq_shift;
 	uint32_t uniq_gmax;
+	uint64_t *uniq_direct;
+	uint64_t uniq_lo6;
+	uint64_t uniq_dwords;
 };
 _Static_assert(offsetof(struct ukcov_thread, owned) == sizeof(struct ukcov_hot),
 	       "struct ukcov_hot must hold every hot field of ukcov_thread");
@@ -430,6 +444,9 @@ void ukcov__uniq_release(struct ukcov_thread *t);
 void ukcov__uniq_reset_buffer(uint64_t *buf, uint64_t words);
 void ukcov__uniq_trust_if_clear(struct ukcov_thread *t, const uint64_t *buf);
 void ukcov__uniq_trust_after_reset(struct ukcov_thread *t, const uint64_t *buf);
+void ukcov__uniq_text_init(void);
+void ukcov__uniq_direct_choose(struct ukcov_thread *t, const uint64_t *buf,
+			       int *image_armed);
 
 /* ---- sancov_dump.c ---- */
 int ukcov__write_all(int fd, const void *p, size_t n);

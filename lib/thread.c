@@ -57,8 +57,10 @@ void ukcov__thread_clear_hot(struct ukcov_thread *t)
 	__atomic_store_n(&t->pc_area, NULL, __ATOMIC_RELEASE);
 	__atomic_store_n(&t->cmp_area, NULL, __ATOMIC_RELEASE);
 	/* The guard callback's unique test reads uniq_gmax before the area
-	 * (callbacks.c, ukcov__guard_kcov): off with it. */
+	 * (callbacks.c, ukcov__guard_kcov), and trace_pc's the bitmap
+	 * pointer (kcov_pc): off with them. */
 	t->uniq_gmax = 0;
+	__atomic_store_n(&t->uniq_bits, NULL, __ATOMIC_RELEASE);
 }
 
 void ukcov__thread_save_hot(const struct ukcov_thread *t, struct ukcov_hot *h)
@@ -73,6 +75,9 @@ void ukcov__thread_save_hot(const struct ukcov_thread *t, struct ukcov_hot *h)
 	h->uniq_mask = t->uniq_mask;
 	h->uniq_shift = t->uniq_shift;
 	h->uniq_gmax = t->uniq_gmax;
+	h->uniq_direct = t->uniq_direct;
+	h->uniq_lo6 = t->uniq_lo6;
+	h->uniq_dwords = t->uniq_dwords;
 }
 
 /* Install a whole hot block.  The area pointers are cleared first and
@@ -90,6 +95,9 @@ void ukcov__thread_load_hot(struct ukcov_thread *t, const struct ukcov_hot *h)
 	t->uniq_mask = h->uniq_mask;
 	t->uniq_shift = h->uniq_shift;
 	t->uniq_gmax = h->uniq_gmax;
+	t->uniq_direct = h->uniq_direct;
+	t->uniq_lo6 = h->uniq_lo6;
+	t->uniq_dwords = h->uniq_dwords;
 	if (h->pc_area)
 		ukcov__sancov_note_tracer();	/* trace_pc, guards look */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -120,6 +128,9 @@ void ukcov__thread_rearm_hot(struct ukcov_thread *t)
 		ukcov__nb_rearm(t);
 		return;
 	}
+	/* No bitmap unless ukcov__uniq_hot says which (kcov_pc reads it
+	 * before the area). */
+	__atomic_store_n(&t->uniq_bits, NULL, __ATOMIC_RELEASE);
 	if (buf && t->sig_depth == 0) {
 		/* A unique mode appends after its bitmap (unique.c). */
 		uint64_t *area = ukcov__uniq_hot(t, buf);
@@ -187,6 +198,7 @@ void ukcov__thread_arm(struct ukcov_thread *t, struct ukcov_desc *d,
 	t->uniq_words = d->cb->uniq_words;
 	ukcov__uniq_prepare(t, mode, t->uniq_words);
 	ukcov__uniq_trust_if_clear(t, d->buf);
+	ukcov__uniq_direct_choose(t, d->buf, &d->uniq_direct);
 	/* Capacity as every kernel computes it: entries-1 PCs, and
 	 * floor((entries-1)/4) comparison records, of the trace that
 	 * follows the bitmap in a unique mode. */
@@ -210,6 +222,7 @@ void ukcov__thread_follow_arm(struct ukcov_thread *t, uint64_t *area,
 	t->uniq_words = uniq_words;
 	ukcov__uniq_prepare(t, mode, uniq_words);
 	ukcov__uniq_trust_if_clear(t, area);
+	ukcov__uniq_direct_choose(t, area, NULL);
 	ukcov__uniq_caps(t, entries);
 	thread_register_locked(t);
 	ukcov__thread_rearm_hot(t);

@@ -43,10 +43,12 @@
  * image (new addresses) are recorded once each.
  */
 #include <errno.h>
+#include <link.h>
 #include <string.h>
 #include <sys/mman.h>
 
 #include "internal.h"
+#include "sancov.h"
 
 /* kcov_handle_unique_enable: "Cannot use zero-sized bitmap, also the
  * bitmap must leave at least two words for the trace": EINVAL. */
@@ -118,12 +120,101 @@ void ukcov__uniq_caps(struct ukcov_thread *t, uint64_t entries)
 	t->cmp_cap = trace ? (trace - 1) / 4 : 0;
 }
 
+/*
+ * Direct bits (trace-pc builds).  A seen point above costs a hash, a
+ * bitmap word and a key compare: 5-6 instructions and a dependent load
+ * more than the trace's append, 1.13-1.15x the drained trace's time on
+ * the bench workloads.  But a trace-pc PC is an address in a module's
+ * text, and the executable's text is one range: a bit per byte of it
+ * names every PC exactly, with no hash and no key, and a seen point is
+ * one bitmap word and one bit test (callbacks.c, kcov_pc).  When the
+ * bitmap has room for a bit per byte of the executable's text and 64
+ * words more, its head holds those bits: word (pc >> 6) - (lo >> 6),
+ * bit pc & 63; the hashed table (the PCs of other modules) is built
+ * from the words after them.  The bits of one image depend on its
+ * addresses, so they are used only when this image knows what set them:
+ *   - the direct words are all zero when the thread arms (enable, exec
+ *     takeover, a followed thread), or
+ *   - a thread of this image armed the same descriptor with direct
+ *     bits before (a disable and an enable without a reset, by the
+ *     same thread or another: as in the Linux proposal, a point whose
+ *     bit is set stays seen; a fork child runs the same image, an
+ *     exec'd one starts with no memory of it: struct ukcov_desc).
+ * Otherwise (an image exec'd into a bitmap its predecessor dirtied) the
+ * whole bitmap is the hashed table, as before, whose key compare makes
+ * stale bits harmless.  Guard builds keep bit g = guard g: the direct
+ * bits are used only in a process without guards when it arms.
+ */
+static uint64_t text_lo6;	/* [I] executable's text start >> 6 */
+static uint64_t text_words;	/* [I] words covering its text, 0: unknown */
+
+static int exe_text_of(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	uint64_t lo = UINT64_MAX, hi = 0;
+
+	(void)size;
+	(void)arg;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uint64_t a = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		if (a < lo)
+			lo = a;
+		if (a + ph->p_memsz > hi)
+			hi = a + ph->p_memsz;
+	}
+	if (hi > lo) {
+		/* A return address may be hi itself (a call that ends the
+		 * text): words up to and including hi's. */
+		text_lo6 = lo >> 6;
+		text_words = (hi >> 6) - text_lo6 + 1;
+	}
+	return 1;		/* the first object is the executable */
+}
+
+/* From the constructor, before an exec takeover arms a thread. */
+void ukcov__uniq_text_init(void)
+{
+	dl_iterate_phdr(exe_text_of, NULL);
+}
+
+static int words_clear(const uint64_t *buf, uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++)
+		if (__atomic_load_n(&buf[i], __ATOMIC_RELAXED) != 0)
+			return 0;
+	return 1;
+}
+
+/* Arming, with t->mode and t->uniq_words set: direct bits or not, for
+ * as long as this arm lasts (ukcov__uniq_hot reads the choice).
+ * *image_armed is the descriptor's flag in this process (NULL: a
+ * followed thread's own new buffer); under ukcov__proc_lock. */
+void ukcov__uniq_direct_choose(struct ukcov_thread *t, const uint64_t *buf,
+			       int *image_armed)
+{
+	uint64_t d = text_words;
+	int ok = buf && t->mode == UKCOV_MODE_PC && d &&
+		 t->uniq_words >= 64 && d <= t->uniq_words - 64 &&
+		 ukcov__sancov_nguards() == 0 &&
+		 ((image_armed && *image_armed) || words_clear(buf, d));
+
+	t->uniq_dwords_armed = ok ? d : 0;
+	/* Any other arm (a plain trace writes over the bitmap, an exec'd
+	 * predecessor's bits) makes the bits unknown again. */
+	if (image_armed)
+		*image_armed = ok;
+}
+
 /* Sets the unique hot fields for a thread recording into buf, and
  * returns the area the callbacks append to: buf itself for a plain
  * trace, the trace after the bitmap for a unique mode, NULL when the
  * thread has no usable table (then it records nothing). */
 uint64_t *ukcov__uniq_hot(struct ukcov_thread *t, uint64_t *buf)
 {
+	uint64_t d;
 	unsigned l;
 
 	if (t->uniq_words == 0) {
@@ -133,14 +224,18 @@ uint64_t *ukcov__uniq_hot(struct ukcov_thread *t, uint64_t *buf)
 	if (!t->uniq_table ||
 	    t->uniq_table_len < table_bytes(t->mode, t->uniq_words))
 		return NULL;
-	l = slots_log2(t->mode, t->uniq_words);
+	d = t->uniq_dwords_armed;	/* < uniq_words - 63: see choose */
+	l = slots_log2(t->mode, t->uniq_words - d);
 	t->uniq_keys = t->uniq_table;
 	t->uniq_mask = ((uint64_t)1 << l) - 1;
 	t->uniq_shift = 64 - l;
 	/* Only read by the guard callback, and only once the caller has
 	 * set pc_area (uniq_gmax is cleared with it). */
 	t->uniq_gmax = t->uniq_trusted ? (uint32_t)t->uniq_mask : 0;
-	t->uniq_bits = buf;
+	t->uniq_direct = buf;
+	t->uniq_lo6 = text_lo6;
+	t->uniq_dwords = d;
+	t->uniq_bits = buf + d;		/* the hashed table's bits */
 	return buf + t->uniq_words;
 }
 
@@ -191,10 +286,8 @@ void ukcov__uniq_reset_buffer(uint64_t *buf, uint64_t words)
  * path, t->uniq_words of buf already known. */
 void ukcov__uniq_trust_if_clear(struct ukcov_thread *t, const uint64_t *buf)
 {
-	int clear = 1;
+	int clear = buf && words_clear(buf, t->uniq_words);
 
-	for (uint64_t i = 0; buf && i < t->uniq_words && clear; i++)
-		clear = __atomic_load_n(&buf[i], __ATOMIC_RELAXED) == 0;
 	/* Guards record only in PC mode: a CMP bitmap is never theirs. */
 	t->uniq_trusted = buf && t->uniq_words && clear &&
 			  t->mode == UKCOV_MODE_PC;
@@ -208,6 +301,7 @@ void ukcov__uniq_trust_after_reset(struct ukcov_thread *t, const uint64_t *buf)
 	if (t->mode != UKCOV_MODE_PC)
 		return;
 	t->uniq_trusted = 1;
-	if (t->uniq_bits == buf && t->pc_area != NULL)
+	if (t->uniq_direct == buf && t->uniq_bits != NULL &&
+	    t->pc_area != NULL)
 		t->uniq_gmax = (uint32_t)t->uniq_mask;
 }

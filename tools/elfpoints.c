@@ -549,6 +549,28 @@ static void read_build_id(Elf *elf, struct elf_info *info)
 	}
 }
 
+/* The span of the executable PT_LOAD segments (what libukcov's unique
+ * mode gives a bit per byte: lib/unique.c, "Direct bits"). */
+static uint64_t text_span(Elf *elf)
+{
+	uint64_t lo = UINT64_MAX, hi = 0;
+	size_t n;
+	GElf_Phdr ph;
+
+	if (elf_getphdrnum(elf, &n) != 0)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD ||
+		    !(ph.p_flags & PF_X))
+			continue;
+		if (ph.p_vaddr < lo)
+			lo = ph.p_vaddr;
+		if (ph.p_vaddr + ph.p_memsz > hi)
+			hi = ph.p_vaddr + ph.p_memsz;
+	}
+	return hi > lo ? hi - lo : 0;
+}
+
 int elf_read_info(const char *path, struct elf_info *info, char err[ERRLEN])
 {
 	size_t len;
@@ -569,6 +591,7 @@ int elf_read_info(const char *path, struct elf_info *info, char err[ERRLEN])
 		return -1;
 	}
 	info->elf_type = eh.e_type;
+	info->text_span = text_span(elf);
 	read_build_id(elf, info);
 	elf_end(elf);
 	munmap(p, len);

@@ -17,6 +17,8 @@ struct elf_info {
 	uint8_t build_id[64];	/* NT_GNU_BUILD_ID descriptor */
 	size_t build_id_len;	/* 0: none */
 	int elf_type;		/* ET_EXEC, ET_DYN, ... */
+	uint64_t text_span;	/* bytes from the first to the end of the
+				 * last executable PT_LOAD segment, 0: none */
 };
 
 /*

@@ -33,6 +33,7 @@
 #include <ukcov/linux/kcov.h>
 
 #include "dump.h"
+#include "elfpoints.h"
 #include "printer.h"
 #include "../lib/threadblock.h"
 
@@ -614,14 +615,43 @@ static int child_status(const struct session *s, const char *prog,
 	return code;
 }
 
-/* Unique modes' default bitmap: 4096 words are 2^18 slots, several
- * times the points of sqlite or Lua, in a quarter of the buffer at most
- * (docs/DESIGN.md, Unique coverage). */
-static uint64_t default_bitmap(unsigned long size)
+/* The file execvp would run for prog, into path (PATH searched as the
+ * shell does); 0 if found. */
+static int find_program(const char *prog, char *path, size_t len)
 {
-	uint64_t w = size / 4;
+	const char *dirs = getenv("PATH"), *p, *e;
 
-	return w > 4096 ? 4096 : w ? w : 1;
+	if (strchr(prog, '/'))
+		return snprintf(path, len, "%s", prog) < (int)len ? 0 : -1;
+	for (p = dirs ? dirs : "/usr/bin:/bin"; p; p = *e ? e + 1 : NULL) {
+		e = strchrnul(p, ':');
+		if (snprintf(path, len, "%.*s%s%s", (int)(e - p), p,
+			     e > p ? "/" : "", prog) < (int)len &&
+		    access(path, X_OK) == 0)
+			return 0;
+	}
+	return -1;
+}
+
+/*
+ * Unique modes' default bitmap: 4096 words are 2^18 hashed slots,
+ * several times the points of sqlite or Lua, plus, for the unique PC
+ * mode, a bit per byte of the program's executable text (libukcov
+ * gives its PCs a bit each, with no hash: lib/unique.c, "Direct bits";
+ * 44 KiB more of bitmap for Lua's 350 KiB of text), all in a quarter of the
+ * buffer at most (docs/DESIGN.md, Unique coverage).
+ */
+static uint64_t default_bitmap(unsigned long size, const char *prog,
+			       int cmp)
+{
+	uint64_t w = 4096, q = size / 4;
+	char path[4096], err[ERRLEN];
+	struct elf_info info;
+
+	if (!cmp && find_program(prog, path, sizeof(path)) == 0 &&
+	    elf_read_info(path, &info, err) == 0 && info.text_span)
+		w += info.text_span / 64 + 2;
+	return w > q ? (q ? q : 1) : w;
 }
 
 /* --remote 0x100000000000001,0x200000000000005: Linux handles, the
@@ -696,8 +726,8 @@ static int run_checks(const struct options *o, struct session *s)
 	if (o->remote || o->common)
 		return remote_checks(o, s);
 	s->cmp = !strncmp(o->mode, "cmp", 3);
-	s->bitmap = unique ? (o->bitmap ? o->bitmap : default_bitmap(o->size))
-			   : 0;
+	s->bitmap = !unique ? 0 : o->bitmap ? o->bitmap
+			 : default_bitmap(o->size, o->args[0], s->cmp);
 	return 0;
 }
 

@@ -15,6 +15,7 @@
  * bitmap (kcov_reset).  Linux flavor only.
  */
 #define _GNU_SOURCE
+#include <link.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -537,6 +538,166 @@ static void t_scribbled(const struct kc *k)
 	close(fd);
 }
 
+/* ---- direct bits (trace-pc builds, lib/unique.c "Direct bits") ---- */
+
+/* The executable's text as the runtime sees it: from the first
+ * executable PT_LOAD segment of the first loaded object to the end of
+ * the last.  lo6 is its start >> 6; the direct bits take text_words
+ * words, bit pc & 63 of word (pc >> 6) - lo6. */
+static uint64_t text_lo6, text_words;
+
+static int exe_text(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	uint64_t lo = UINT64_MAX, hi = 0;
+
+	(void)size;
+	(void)arg;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uint64_t a = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
+			lo = a < lo ? a : lo;
+			hi = a + ph->p_memsz > hi ? a + ph->p_memsz : hi;
+		}
+	}
+	text_lo6 = lo >> 6;
+	text_words = (hi >> 6) - text_lo6 + 1;
+	return 1;
+}
+
+/* A bitmap with room for the direct bits and 64 words of hashed slots
+ * (the runtime's condition). */
+static uint64_t direct_bitmap(void)
+{
+	dl_iterate_phdr(exe_text, NULL);
+	return text_words + 64;
+}
+
+/* Entries for that bitmap and a short trace, whole pages (the buffer
+ * is mapped whole: Linux kcov_mmap wants the exact size). */
+static uint64_t direct_entries(uint64_t bw)
+{
+	return (bw + 512 + 511) & ~(uint64_t)511;
+}
+
+static int direct_bit(const uint64_t *buf, uint64_t pc)
+{
+	return buf[(pc >> 6) - text_lo6] >> (pc & 63) & 1;
+}
+
+static uint64_t bitmap_popcount(const uint64_t *buf, uint64_t words)
+{
+	uint64_t n = 0;
+
+	for (uint64_t i = 0; i < words; i++)
+		n += (uint64_t)__builtin_popcountll(buf[i]);
+	return n;
+}
+
+/* Three calls of the PC callback through a register ("call *%rbx",
+ * ff d3, the shortest x86-64 call), back to back: three points whose
+ * return addresses are 2 bytes apart.  Harness code calling the
+ * callback by hand, as a user may; the stack below the red zone, and
+ * 16-byte aligned, for the callback's slow paths. */
+static __attribute__((noinline)) void adjacent_calls(void)
+{
+	__asm__ volatile(
+		"mov %%rsp, %%r12\n\t"
+		"sub $128, %%rsp\n\t"
+		"and $-16, %%rsp\n\t"
+		"mov __sanitizer_cov_trace_pc@GOTPCREL(%%rip), %%rbx\n\t"
+		"call *%%rbx\n\t"
+		"call *%%rbx\n\t"
+		"call *%%rbx\n\t"
+		"mov %%r12, %%rsp"
+		::: "rax", "rbx", "rcx", "rdx", "rsi", "rdi", "r8", "r9",
+		    "r10", "r11", "r12", "memory", "cc", "xmm0", "xmm1",
+		    "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8",
+		    "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14",
+		    "xmm15");
+}
+
+/* A bitmap large enough: each leaf's bit is where the layout says, the
+ * bitmap holds exactly those bits, each point is recorded once per
+ * reset, and PCs 2 bytes apart are three points. */
+static void t_direct_bits(const struct kc *k)
+{
+	uint64_t bw = direct_bitmap(), *buf, *tr, first[3];
+	int fd = kc_setup(k, direct_entries(bw), &buf);
+
+	tr = buf + bw;
+	uniq_enable_ok(k, fd, bw);
+	three_leaves();
+	three_leaves();
+	expect_leaves(buf, bw);
+	memcpy(first, tr + 1, sizeof(first));
+	for (int i = 1; i <= 3; i++)
+		CHECK(direct_bit(buf, tr[i]));
+	CHECK_EQ(bitmap_popcount(buf, bw), 3);
+	user_reset(buf, bw);
+	three_leaves();
+	CHECK_EQ(rec_count(tr), 3);
+	CHECK(memcmp(first, tr + 1, sizeof(first)) == 0);
+	user_reset(buf, bw);
+	adjacent_calls();
+	adjacent_calls();
+	CHECK_EQ(rec_count(tr), 3);
+	CHECK_EQ(tr[2] - tr[1], 2);
+	CHECK_EQ(tr[3] - tr[2], 2);
+	CHECK_EQ(bitmap_popcount(buf, bw), 3);
+	kc_disable_ok(k, fd);
+	CHECK_EQ(kc_dropped(k, fd), 0);
+	close(fd);
+}
+
+static long op_uniq_leaves(void *p)
+{
+	const struct uniq_thread *u = p;
+
+	if (uniq_enable(u->k, u->fd, direct_bitmap()) != 0)
+		return -1;
+	three_leaves();
+	return 0;	/* exits enabled: the descriptor goes back to READY */
+}
+
+/* Bits this image set stay valid when another thread enables the same
+ * descriptor without a reset (0 new records, as with the proposal's
+ * guard bitmap); once a plain trace has written over the buffer they
+ * are unknown, and the points are recorded again (hashed), not lost. */
+static void t_direct_image(const struct kc *k)
+{
+	uint64_t bw = direct_bitmap(), *buf, *tr;
+	int fd = kc_setup(k, direct_entries(bw), &buf);
+	struct actor *a = actor_start();
+	struct uniq_thread u = { k, fd, NULL };
+
+	tr = buf + bw;
+	CHECK_EQ(actor_run(a, op_uniq_leaves, &u), 0);
+	actor_stop(a);
+	expect_leaves(buf, bw);
+	uniq_enable_ok(k, fd, bw);
+	three_leaves();
+	CHECK_EQ(rec_count(tr), 3);
+	adjacent_calls();		/* positive control */
+	CHECK_EQ(rec_count(tr), 6);
+	kc_disable_ok(k, fd);
+	/* A plain trace over the head of the buffer. */
+	rec_reset(buf);
+	kc_enable_ok(k, fd, 0);
+	target_leaf();
+	kc_disable_ok(k, fd);
+	CHECK_EQ(rec_count(buf), 1);
+	uniq_enable_ok(k, fd, bw);
+	three_leaves();
+	kc_disable_ok(k, fd);
+	CHECK_EQ(rec_count(tr), 9);
+	expect_pcs_in(tr, 6, 1, (const void *)target_leaf);
+	expect_pcs_in(tr, 7, 1, (const void *)target_leaf2);
+	expect_pcs_in(tr, 8, 1, (const void *)target_leaf3);
+	close(fd);
+}
+
 /* ---- fork and exec ---- */
 
 /* A fork server: each child enables the parent's descriptor in unique
@@ -683,4 +844,8 @@ void register_unique_tests(void)
 	reg_one("unique.fork_server", t_fork_server, FL_LINUX,
 		core_have_native, 0);
 	reg_one("unique.exec", t_exec, FL_LINUX, core_have_native, 0);
+	reg_one("unique.direct_bits", t_direct_bits, FL_LINUX,
+		core_have_native, 0);
+	reg_one("unique.direct_image", t_direct_image, FL_LINUX,
+		core_have_native, 0);
 }

@@ -441,38 +441,67 @@ gate_run() {  # name bin want-gate [env...]
     got=$(head -n 1 "$C/out")
     if [ "$got" = "gate $want" ]; then ok "$name"; else bad "$name" "'$got', want 'gate $want'"; fi
 }
+# gate_checks NAME BIN COVERED ENVVAR: closed when off; open with
+# coverage=1, whose file covers COVERED; kept closed by ENVVAR=closed,
+# with the same file; closed when a thread exists at start.
+gate_checks() {
+    local n=$1 bin=$2 cov=$3 var=$4
+    gate_run "$n-closed-when-off" "$bin" "75 01 c3"
+    gate_run "$n-open-with-coverage" "$bin" "0f 1f 00" \
+        UKCOV_OPTIONS="coverage=1:coverage_dir=$C/gate.d"
+    set -- "$C"/gate.d/*.sancov
+    cp "$1" "$C/gate-open.sancov" 2>/dev/null
+    if [ "$(covered "$bin" "$1")" = "$cov" ]; then
+        ok "$n-open-file"
+    else
+        bad "$n-open-file" "covers '$(covered "$bin" "$1")'"
+    fi
+    gate_run "$n-kept-closed-by-env" "$bin" "75 01 c3" \
+        UKCOV_OPTIONS="coverage=1:coverage_dir=$C/gate.d" "$var=closed"
+    set -- "$C"/gate.d/*.sancov
+    if cmp -s "$1" "$C/gate-open.sancov"; then
+        ok "$n-same-file-closed"
+    else
+        bad "$n-same-file-closed" "the files of the open and closed runs differ"
+    fi
+    gate_run "$n-closed-with-a-thread" "$bin" "75 01 c3" \
+        UKCOV_OPTIONS="coverage=1:coverage_dir=$C/gate.d" GATE_THREAD=1
+}
 if [ "$(uname -m)" = x86_64 ] &&
    build gate-build clang -O1 -fsanitize-coverage=trace-pc-guard -c $S/gate.c -o "$C/gate.o" &&
    build gate-build clang "$C/gate.o" $STATIC -o "$C/gate-static" &&
    build gate-build clang "$C/gate.o" $SHARED -o "$C/gate-shared"; then
     for how in static shared; do
         bin=$C/gate-$how
-        gate_run "gate-$how-closed-when-off" "$bin" "75 01 c3"
-        gate_run "gate-$how-open-with-coverage" "$bin" "0f 1f 00" \
-            UKCOV_OPTIONS="coverage=1:coverage_dir=$C/gate.d"
-        set -- "$C"/gate.d/*.sancov
-        cp "$1" "$C/gate-open.sancov" 2>/dev/null
-        if [ "$(covered "$bin" "$1")" = "early_thread main marker " ]; then
-            ok "gate-$how-open-file"
-        else
-            bad "gate-$how-open-file" "covers '$(covered "$bin" "$1")'"
-        fi
-        gate_run "gate-$how-kept-closed-by-env" "$bin" "75 01 c3" \
-            UKCOV_OPTIONS="coverage=1:coverage_dir=$C/gate.d" UKCOV_GUARD_GATE=closed
-        set -- "$C"/gate.d/*.sancov
-        if cmp -s "$1" "$C/gate-open.sancov"; then
-            ok "gate-$how-same-file-closed"
-        else
-            bad "gate-$how-same-file-closed" "the files of the open and closed runs differ"
-        fi
-        gate_run "gate-$how-closed-with-a-thread" "$bin" "75 01 c3" \
-            UKCOV_OPTIONS="coverage=1:coverage_dir=$C/gate.d" GATE_THREAD=1
+        gate_checks "gate-$how" "$bin" "early_thread main marker " UKCOV_GUARD_GATE
         set -- "$C"/gate.d/*.sancov
         if [ "$(covered "$bin" "$1")" = "early_thread idle main marker " ]; then
             ok "gate-$how-file-with-a-thread"
         else
             bad "gate-$how-file-with-a-thread" "covers '$(covered "$bin" "$1")'"
         fi
+    done
+fi
+
+# ---- 5c. trace_pc's gate (x86-64), gcc and clang trace-pc builds -----
+# The same rewrite in trace_pc, for its own word (coverage=1 here; kcov
+# enabled before an exec is the other way it is on at start): open with
+# coverage=1, closed when off, closed by UKCOV_PC_GATE=closed with the
+# same file, and closed when a thread exists.
+if [ "$(uname -m)" = x86_64 ]; then
+    for cc in gcc clang; do
+        G=$C/pcgate-$cc
+        build pcgate-build $cc -O1 -DPC_GATE -fsanitize-coverage=trace-pc -c $S/gate.c -o "$G.o" &&
+        build pcgate-build $cc "$G.o" $STATIC -o "$G-static" &&
+        build pcgate-build $cc "$G.o" $SHARED -o "$G-shared" || continue
+        for how in static shared; do
+            # early_thread, a constructor of priority 50, runs before the
+            # runtime's (101) has read UKCOV_OPTIONS in a static link, and
+            # after libukcov.so.0's in a dynamic one.
+            want="early_thread main marker "
+            [ $how = static ] && want="main marker "
+            gate_checks "pcgate-$cc-$how" "$G-$how" "$want" UKCOV_PC_GATE
+        done
     done
 fi
 
