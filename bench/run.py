@@ -537,19 +537,30 @@ def report_targets(res):
 
 
 def written_bytes(d, unique):
-    """Bytes a run stores into the shared buffer (median over rounds)."""
+    """Bytes a run stores into the shared buffer (median over rounds).  A trace's
+    drops count as the records a large enough buffer would have received; a unique
+    run's do not: once unique CMP's trace is full it drops repeats too, so its drops
+    say nothing of what more room would have held (they are shown beside it)."""
     if not d.get("records") or d["records"][0] is None:
         return None
     rec = 32 if d.get("cmp") else 8
-    n = statistics.median((r or 0) + max(x or 0, 0) for r, x in zip(d["records"], d["dropped"]))
+    n = statistics.median((r or 0) + (0 if unique else max(x or 0, 0))
+                          for r, x in zip(d["records"], d["dropped"]))
     return n * (rec + 8 + (8 if unique else 0))
+
+
+def unique_drops(d):
+    """Median drops of a unique run, as text for the bytes table ("" when none)."""
+    x = statistics.median(max(v or 0, 0) for v in d.get("dropped") or [0])
+    return f" ({x / 1e6:.1f} M records dropped: its trace was full)" if x else ""
 
 
 def report_bytes(res):
     L = ["## Bytes written into the buffer per run", "",
          "A record and its count-word store per append (PC 8 + 8, CMP 32 + 8 bytes), plus "
          "one bitmap-word store per new point in the unique modes.  Drop-mode traces count "
-         "what a large enough buffer would have received (records + drops).", "",
+         "what a large enough buffer would have received (records + drops); unique runs "
+         "count what they wrote, with their drops beside it.", "",
          "| workload | cc | trace | bytes | unique | bytes | trace / unique | target |",
          "|---|---|---|---|---|---|---|---|"]
     for wl, wres in res["time"].items():
@@ -564,8 +575,10 @@ def report_bytes(res):
                     continue
                 verdict = "–" if limit is None else ("met" if bt / bu >= limit else "NOT met") + \
                     f" (≥ {limit}×)"
-                L.append(f"| {wl} | {cc} | {tr} | {bt / 1e6:.1f} MB | {un} | {bu / 1e3:.1f} kB | "
-                         f"{bt / bu:.0f}× | {verdict} |")
+                ud = unique_drops(r[un])
+                ratio = "–" if ud else f"{bt / bu:.0f}×"   # a full unique trace: no ratio
+                L.append(f"| {wl} | {cc} | {tr} | {bt / 1e6:.1f} MB | {un} | {bu / 1e3:.1f} kB"
+                         f"{ud} | {ratio} | {verdict} |")
     L.append("")
     return L
 
