@@ -25,8 +25,11 @@ static int freebsd_enable(struct ukcov_desc *d, int fd, int mode)
 	/* Not READY: no buffer yet, already RUNNING (any thread). */
 	if (d->cb->state != UKCOV_ST_READY)
 		return -EBUSY;
-	/* td->td_kcov_info != NULL: EINVAL here, where Linux says EBUSY. */
-	if (__ukcov_thread.owned)
+	/* td->td_kcov_info != NULL: EINVAL here, where Linux says EBUSY
+	 * (FreeBSD kern_kcov.c, kcov_ioctl KIOENABLE).  A thread has kcov
+	 * too inside another flavour's remote section (a Linux section, a
+	 * NetBSD remote): one thread never traces into two buffers. */
+	if (ukcov__thread_has_kcov(&__ukcov_thread))
 		return -EINVAL;
 	if (mode != KCOV_MODE_TRACE_PC && mode != KCOV_MODE_TRACE_CMP)
 		return -EINVAL;

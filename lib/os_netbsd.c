@@ -65,8 +65,9 @@ static int netbsd_enable(struct ukcov_desc *d, int fd, unsigned long arg)
 	if (d->cb->state == UKCOV_ST_RUNNING)
 		return -EBUSY;
 	/* curlwp->l_kcov != NULL: this thread traces another descriptor
-	 * or is inside a remote. */
-	if (__ukcov_thread.owned || __ukcov_thread.nb_remote)
+	 * or is inside a remote (a NetBSD one, or another flavour's: a
+	 * Linux section). */
+	if (ukcov__thread_has_kcov(&__ukcov_thread))
 		return -EBUSY;
 	if (d->cb->state != UKCOV_ST_READY)
 		return -ENOBUFS;

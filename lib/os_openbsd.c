@@ -31,8 +31,10 @@ static int openbsd_enable(struct ukcov_desc *d, int fd, unsigned long arg)
 	if (rc)
 		return rc;
 	/* p->p_kd is checked first, so a second ENABLE by the same thread
-	 * is EBUSY and one from another thread ENXIO. */
-	if (__ukcov_thread.owned)
+	 * is EBUSY and one from another thread ENXIO (OpenBSD dev/kcov.c,
+	 * kcovioctl KIOENABLE).  Inside another flavour's remote section
+	 * (Linux, NetBSD) the thread has kcov as well: EBUSY. */
+	if (ukcov__thread_has_kcov(&__ukcov_thread))
 		return -EBUSY;
 	if (d->cb->state != UKCOV_ST_READY)
 		return -ENXIO;

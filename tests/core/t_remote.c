@@ -609,6 +609,43 @@ static void t_section_blocks_enable(const struct kc *k)
 	actor_stop(a);
 }
 
+/* The same inside a Linux section for every other flavour's enable,
+ * with that kernel's "this thread already has kcov" errno (FreeBSD
+ * EINVAL, NetBSD and OpenBSD EBUSY): one thread never traces into two
+ * buffers.  The section still records after the refusals; after its
+ * stop the enables succeed. */
+static void t_section_blocks_other_flavors(const struct kc *k)
+{
+	uint64_t *buf, h = USB(1);
+	struct actor *a = actor_start();
+	struct { const struct kc *k; int fd; uint64_t *buf; } o[FL_COUNT];
+
+	(void)collector(k, h, &buf);
+	for (int fl = FL_FREEBSD; fl < FL_COUNT; fl++) {
+		o[fl].k = &kcs[fl][core_have_native];
+		o[fl].fd = kc_setup(o[fl].k, KC_ENTRIES, &o[fl].buf);
+	}
+	CHECK_OK(actor_run(a, op_start, &h));
+	for (int fl = FL_FREEBSD; fl < FL_COUNT; fl++)
+		CHECK_ERR(actor_run(a, op_enable, &(struct kc_op){
+				o[fl].k, o[fl].fd, o[fl].k->f->mode_pc }),
+			  o[fl].k->f->e_second_fd);
+	CHECK_OK(actor_run(a, op_leaf, &(struct kc_op){ k, -1, 2 }));
+	CHECK_OK(actor_run(a, op_stop, NULL));
+	expect_only_pcs(buf, 2, (const void *)target_leaf);
+	for (int fl = FL_FREEBSD; fl < FL_COUNT; fl++) {
+		CHECK_EQ(rec_count(o[fl].buf), 0);
+		CHECK_OK(actor_run(a, op_enable, &(struct kc_op){
+				o[fl].k, o[fl].fd, o[fl].k->f->mode_pc }));
+		CHECK_OK(actor_run(a, op_leaf, &(struct kc_op){ k, -1, 1 }));
+		CHECK_OK(actor_run(a, op_disable,
+				   &(struct kc_op){ o[fl].k, o[fl].fd, 0 }));
+		expect_only_pcs(o[fl].buf, 1, (const void *)target_leaf);
+		close(o[fl].fd);
+	}
+	actor_stop(a);
+}
+
 /* ---- the collector's life: disable, re-enable, exit (sequence) ---- */
 
 /* KCOV_DISABLE unregisters every handle (another descriptor may take
@@ -1708,6 +1745,8 @@ void register_remote_tests(void)
 		{ "remote.section_reserved_bits", t_section_reserved_bits, 0, 0 },
 		{ "remote.section_wrong_thread_stop", t_section_wrong_thread_stop, 0, 0 },
 		{ "remote.section_blocks_enable", t_section_blocks_enable, 0, 0 },
+		{ "remote.section_blocks_other_flavors",
+		  t_section_blocks_other_flavors, 0, 0 },
 		{ "remote.disable_unregisters", t_disable_unregisters, 0, 0 },
 		{ "remote.reenable_discards", t_reenable_discards, 0, 0 },
 		{ "remote.owner_exit", t_owner_exit, 0, 0 },

@@ -508,6 +508,46 @@ static void t_enter_tracing_thread(const struct kc *k)
 	actor_stop(a);
 }
 
+/* Inside a NetBSD remote the thread has kcov (l_kcov) for every
+ * flavour: Linux, FreeBSD and OpenBSD descriptors refuse its enable
+ * with their kernel's "this thread already has kcov" errno (EBUSY,
+ * EINVAL, EBUSY), the remote keeps recording, and after the leave the
+ * enables succeed. */
+static void t_enter_blocks_other_flavors(const struct kc *k)
+{
+	static const int fls[] = { FL_LINUX, FL_FREEBSD, FL_OPENBSD };
+	struct actor *a = actor_start();
+	struct nb_op o = { 6, 7, 0 };
+	const struct kc *ok[3];
+	uint64_t *buf, *obuf[3];
+	int ofd[3];
+
+	(void)nb_on(k, 6, 7, &buf);
+	for (int i = 0; i < 3; i++) {
+		ok[i] = &kcs[fls[i]][core_have_native];
+		ofd[i] = kc_setup(ok[i], KC_ENTRIES, &obuf[i]);
+	}
+	CHECK_EQ(actor_run(a, op_enter, &o), 0);
+	for (int i = 0; i < 3; i++)
+		CHECK_ERR(actor_run(a, op_enable, &(struct kc_op){
+				ok[i], ofd[i], ok[i]->f->mode_pc }),
+			  ok[i]->f->e_second_fd);
+	CHECK_OK(actor_run(a, op_leaf2, (void *)(uintptr_t)2));
+	CHECK_EQ(actor_run(a, op_leave, &o), 0);
+	expect_only_pcs(buf, 2, (const void *)target_leaf2);
+	for (int i = 0; i < 3; i++) {
+		CHECK_EQ(rec_count(obuf[i]), 0);
+		CHECK_OK(actor_run(a, op_enable, &(struct kc_op){
+				ok[i], ofd[i], ok[i]->f->mode_pc }));
+		CHECK_OK(actor_run(a, op_leaf2, (void *)(uintptr_t)1));
+		CHECK_OK(actor_run(a, op_disable,
+				   &(struct kc_op){ ok[i], ofd[i], 0 }));
+		expect_only_pcs(obuf[i], 1, (const void *)target_leaf2);
+		close(ofd[i]);
+	}
+	actor_stop(a);
+}
+
 /* One thread inside a remote at a time (NetBSD asserts refcount == 1);
  * the second is refused until the first leaves. */
 static void t_enter_concurrent(const struct kc *k)
@@ -942,6 +982,8 @@ void register_nbremote_tests(void)
 		{ "nbremote.mmap_attached", t_mmap_attached, 0 },
 		{ "nbremote.enter_errnos", t_enter_errnos, 0 },
 		{ "nbremote.enter_tracing_thread", t_enter_tracing_thread, 0 },
+		{ "nbremote.enter_blocks_other_flavors",
+		  t_enter_blocks_other_flavors, 0 },
 		{ "nbremote.enter_concurrent", t_enter_concurrent, 0 },
 		{ "nbremote.enable_disable_mid_section",
 		  t_enable_disable_mid_section, 0 },
