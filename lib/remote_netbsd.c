@@ -158,9 +158,19 @@ static int nb_refuse(enum nb_why why, const char *fn, uint64_t s, uint64_t id,
 
 /* ---- remotes ---- */
 
-static uint64_t nb_key(uint64_t s, uint64_t id)
+/*
+ * Registry keys of (s, id): a 40-bit hash in the bits no Linux handle
+ * has.  Two remotes may share a key, so a remote has NB_KEY_PROBES of
+ * them (the hash salted by the probe's number): it is registered at the
+ * first that is free, and found by opening each key's entry and
+ * comparing the page's subsystem and id (nb_proxy_open), never by the
+ * key alone.  Probe 0 is the hash unsalted.
+ */
+#define NB_KEY_PROBES 4
+static uint64_t nb_key(uint64_t s, uint64_t id, unsigned probe)
 {
-	uint64_t h = (s * 0x9e3779b97f4a7c15ULL) ^ id;
+	uint64_t h = (s * 0x9e3779b97f4a7c15ULL) ^ id ^
+		     ((uint64_t)probe * 0xd6e8feb86659fd93ULL);
 
 	h ^= h >> 31;
 	h *= 0xbf58476d1ce4e5b9ULL;
@@ -283,6 +293,59 @@ static struct ukcov_nb_remote *nb_find_listed(uint64_t s, uint64_t id,
 	return NULL;
 }
 
+/* Does the registry entry e name the remote proxy r maps? */
+static int nb_entry_is(const struct ukcov_nb_remote *r,
+		       const struct ukcov_reg_entry *e)
+{
+	return r->pid == e->pid && r->start == e->start && r->ino == e->ino;
+}
+
+/* The machine's registration of (s, id), under nb_lock: proxy (this
+ * process's mapping of it, or NULL) if its entry is still there, else
+ * a new proxy of the entry whose page is (s, id), else NULL. */
+static struct ukcov_nb_remote *nb_registry_find_locked(
+	uint64_t s, uint64_t id, struct ukcov_nb_remote *proxy)
+{
+	struct ukcov_reg_entry e;
+	struct ukcov_nb_remote *r;
+
+	for (unsigned i = 0; i < NB_KEY_PROBES; i++) {
+		if (ukcov__registry_lookup(nb_key(s, id, i), &e) != 0 ||
+		    !e.pid)
+			continue;
+		if (proxy && nb_entry_is(proxy, &e))
+			return proxy;
+		r = nb_proxy_open(s, id, &e);	/* NULL: another remote's */
+		if (r)
+			return r;
+	}
+	return NULL;
+}
+
+/* Register this process's remote r (fd, inode ino) as (s, id): -EEXIST
+ * if a live process has registered (s, id) already, else at the first
+ * of its keys that is free (another remote may hold a key). */
+static int nb_registry_add(uint64_t s, uint64_t id, int fd, uint64_t ino)
+{
+	struct ukcov_nb_remote *other;
+	int rc = 0;
+
+	pthread_mutex_lock(&nb_lock);
+	other = nb_registry_find_locked(s, id, NULL);
+	pthread_mutex_unlock(&nb_lock);
+	if (other) {
+		ukcov__real_close(other->fd);
+		nb_unmap(other);
+		return -EEXIST;
+	}
+	for (unsigned i = 0; i < NB_KEY_PROBES; i++) {
+		rc = ukcov__registry_add(nb_key(s, id, i), fd, ino, 0);
+		if (rc != -EEXIST)
+			return rc;
+	}
+	return -ENOSPC;		/* every key held by another remote */
+}
+
 /*
  * kcov_remote_find: this process's remotes (its own and its parent's
  * before a fork), then the machine's registry: a remote another
@@ -293,23 +356,18 @@ static struct ukcov_nb_remote *nb_find_listed(uint64_t s, uint64_t id,
 struct ukcov_nb_remote *ukcov__nb_find(uint64_t s, uint64_t id)
 {
 	struct ukcov_nb_remote *r, *proxy;
-	struct ukcov_reg_entry e;
 
 	r = nb_find_listed(s, id, &proxy);
 	if (r)
 		return r;
-	if (ukcov__registry_lookup(nb_key(s, id), &e) != 0)
-		e.pid = 0;
 	pthread_mutex_lock(&nb_lock);
-	if (proxy && (proxy->pid != e.pid || proxy->start != e.start ||
-		      proxy->ino != e.ino)) {
+	r = nb_registry_find_locked(s, id, proxy);
+	if (proxy && r != proxy)
 		proxy->stale = 1;	/* kept mapped: a section may use it */
-		proxy = NULL;
-	}
-	if (!proxy && e.pid && (proxy = nb_proxy_open(s, id, &e)) != NULL)
-		nb_publish_locked(proxy);
+	if (r && r != proxy)
+		nb_publish_locked(r);
 	pthread_mutex_unlock(&nb_lock);
-	return proxy;
+	return r;
 }
 
 /* Is r still served: this process's, or a proxy whose registrant is
@@ -508,8 +566,8 @@ UKCOV_EXPORT int ukcov_remote_register(uint64_t subsystem, uint64_t id)
 	 * a usable registry the remote serves this process (and its
 	 * fork children) only. */
 	rc = fstat(r->fd, &st) == 0
-		     ? ukcov__registry_add(nb_key(subsystem, id), r->fd,
-					   (uint64_t)st.st_ino, 0)
+		     ? nb_registry_add(subsystem, id, r->fd,
+				       (uint64_t)st.st_ino)
 		     : 0;
 	if (rc) {
 		ukcov__real_close(r->fd);
@@ -633,9 +691,8 @@ static void nb_registry_all(int add)
 		if (!add)
 			ukcov__registry_remove(r->fd, 0);
 		else if (fstat(r->fd, &st) == 0)
-			(void)ukcov__registry_add(nb_key(r->pg->subsystem,
-							 r->pg->id),
-						  r->fd, (uint64_t)st.st_ino, 0);
+			(void)nb_registry_add(r->pg->subsystem, r->pg->id,
+					      r->fd, (uint64_t)st.st_ino);
 	}
 }
 

@@ -773,6 +773,101 @@ static void t_fork_child_dies_inside(const struct kc *k)
 /* A remote registered by an unrelated process of the same user is
  * found through the registry: attach, map, enable here, sections
  * there.  When that process ends, the remote is gone (ENOENT). */
+/* lib/remote_netbsd.c nb_key, probe 0: the registry key of (s, id).
+ * Copied to find a collision; should the library's change, the search
+ * below finds none of the library's collisions and the test fails. */
+static uint64_t nb_key0(uint64_t s, uint64_t id)
+{
+	uint64_t h = (s * 0x9e3779b97f4a7c15ULL) ^ id;
+
+	h ^= h >> 31;
+	h *= 0xbf58476d1ce4e5b9ULL;
+	h ^= h >> 27;
+	h *= 0x94d049bb133111ebULL;
+	h ^= h >> 31;
+	return (h & ~(0xffffffULL << 32)) | (0x4e4252ULL << 32);
+}
+
+struct key_id { uint64_t key, id; };
+
+static int key_id_cmp(const void *a, const void *b)
+{
+	const struct key_id *x = a, *y = b;
+
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* Two ids of subsystem s whose keys collide (a birthday search over
+ * 2^22 ids of a 40-bit hash: about 8 collisions expected). */
+static int colliding_ids(uint64_t s, uint64_t *a, uint64_t *b)
+{
+	const size_t n = (size_t)1 << 22;
+	struct key_id *v = malloc(n * sizeof(*v));
+	int found = 0;
+
+	if (!v)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		v[i] = (struct key_id){ nb_key0(s, i + 1), i + 1 };
+	qsort(v, n, sizeof(*v), key_id_cmp);
+	for (size_t i = 1; i < n && !found; i++)
+		if (v[i].key == v[i - 1].key) {
+			*a = v[i - 1].id;
+			*b = v[i].id;
+			found = 1;
+		}
+	free(v);
+	return found;
+}
+
+/* Two remotes whose registry keys collide are two remotes, as on
+ * NetBSD (whose list compares subsystem and id): both register, each
+ * is found from another process by its own (subsystem, id), and each
+ * section records into its own buffer; registering either again is
+ * EEXIST.  The key alone once made the second registration EEXIST. */
+static void t_xproc_key_collision(const struct kc *k)
+{
+	char msg[1024];
+	struct peer p;
+	uint64_t a, b, *ba, *bb;
+	int fa = kc_open_ok(k), fb = kc_open_ok(k);
+
+	if (!colliding_ids(6, &a, &b))
+		FAIL("no two ids of subsystem 6 with the same registry key");
+	CHECK_EQ(nb_key0(6, a), nb_key0(6, b));
+	if (peer_fork(&p) == 0) {
+		if (ukcov_remote_register(6, a) != 0 ||
+		    ukcov_remote_register(6, b) != 0)
+			_exit(1);
+		peer_tell(&p);
+		peer_wait(&p);
+		if (section_on_thread(6, b, 3) != 0 ||
+		    section_on_thread(6, a, 1) != 0)
+			_exit(2);
+		peer_tell(&p);
+		peer_wait(&p);
+		_exit(0);
+	}
+	peer_wait(&p);
+	capture_stderr_begin();
+	CHECK_ERR(ukcov_remote_register(6, a), EEXIST);
+	CHECK_ERR(ukcov_remote_register(6, b), EEXIST);
+	capture_stderr_end(msg, sizeof(msg));
+	CHECK(strstr(msg, "already registered") != NULL);
+	CHECK_OK(nb_attach(k, fa, 6, a));
+	CHECK_OK(nb_attach(k, fb, 6, b));
+	ba = nb_map(fa);
+	bb = nb_map(fb);
+	CHECK_OK(nb_enable(k, fa, KCOV_MODE_TRACE_PC));
+	CHECK_OK(nb_enable(k, fb, KCOV_MODE_TRACE_PC));
+	peer_tell(&p);
+	peer_wait(&p);
+	expect_only_pcs(bb, 3, (const void *)target_leaf2);
+	expect_only_pcs(ba, 1, (const void *)target_leaf2);
+	peer_tell(&p);
+	expect_exit0(p.pid);
+}
+
 static void t_xproc_registry(const struct kc *k)
 {
 	char msg[1024];
@@ -995,6 +1090,7 @@ void register_nbremote_tests(void)
 		{ "nbremote.fork_child_dies_inside", t_fork_child_dies_inside,
 		  0 },
 		{ "nbremote.xproc_registry", t_xproc_registry, 0 },
+		{ "nbremote.xproc_key_collision", t_xproc_key_collision, 0 },
 		{ "nbremote.exec_reregister", t_exec_reregister, 0 },
 		{ "nbremote.xproc_other_user", t_xproc_other_user, 0 },
 	};
