@@ -13,7 +13,9 @@
  *       silently); what does not fit in the tables is counted and
  *       reported.
  *   coverage_trace_bb=1  trace-points.<pid>.sancov (one text line
- *       "<module> 0x<offset>" per point, the old DumpTrace layout),
+ *       "<module> 0x<offset>" per point, the old DumpTrace layout:
+ *       every point of the modules with a PC table, then those of the
+ *       others that ran; see tb_table_build),
  *       trace-events.<pid>.sancov (one host-order u32 per event: the
  *       0-based line of its point in trace-points) and, new,
  *       trace-threads.<pid>.sancov (one u32 per event: the number of
@@ -405,22 +407,120 @@ static void cc_dump(void)
 			     "full; ", cut, " indirect calls were not recorded\n");
 }
 
-static uint64_t tb_pc_at(size_t i, void *arg)
+/*
+ * The points of modules built with a PC table (-fsanitize-coverage=
+ * ...,pc-table): every instrumented point, run or not, as the seed's
+ * trace-points lists "all the instrumented points in the program".
+ * Lines 0..n-1 are the table entries of the modules still loaded (the
+ * last snapshot has their instance: same path, same bias), in the
+ * order their tables were registered, then each table's order; an
+ * entry's PC is its block's first instruction.  A point that ran is
+ * the callback's call site, inside its block, after the block's first
+ * instruction and before the next block's: its line is that of the
+ * greatest table PC at or below it in the same module.
+ */
+struct tb_table {
+	uint64_t *pc;		/* line -> table PC */
+	uint64_t *by_pc;	/* (PC, line) pairs sorted by PC */
+	size_t n;
+	size_t bytes;		/* of the one mapping holding both */
+};
+
+static int region_loaded(const struct ukcov_region *r)
 {
-	(void)arg;
-	return tb_points.keys[tb_order[i]];
+	const struct ukcov_modsnap *m = ukcov__sancov_module_of(r->lo);
+
+	return m && m->bias == r->bias && strcmp(m->path, r->path) == 0;
 }
 
-/* Number the points by first appearance in the trace: tb_line[slot]
- * is 1 + the point's line, tb_order[line] its slot.  Returns the
- * number of points. */
-static uint32_t tb_number_points(uint64_t n, uint64_t *unwritten)
+static void tb_table_build(struct tb_table *t)
 {
-	uint32_t np = 0;
+	uint32_t nr = ukcov__sancov_nregions();
+	size_t n = 0;
 
+	memset(t, 0, sizeof(*t));
+	for (uint32_t i = 0; i < nr; i++) {
+		const struct ukcov_region *r = ukcov__sancov_region(i);
+
+		if (r->kind == UKCOV_REGION_PCS && region_loaded(r))
+			n += r->count;
+	}
+	if (n == 0)
+		return;
+	t->bytes = 3 * n * sizeof(uint64_t);
+	t->pc = map_anon(t->bytes);
+	if (!t->pc)
+		return;
+	t->by_pc = t->pc + n;
+	for (uint32_t i = 0; i < nr; i++) {
+		const struct ukcov_region *r = ukcov__sancov_region(i);
+		const uintptr_t *e = r->start;
+
+		if (r->kind != UKCOV_REGION_PCS || !region_loaded(r))
+			continue;
+		for (size_t k = 0; k < r->count && t->n < n; k++) {
+			t->pc[t->n] = e[2 * k];		/* {PC, flags} */
+			t->by_pc[2 * t->n] = e[2 * k];
+			t->by_pc[2 * t->n + 1] = t->n;
+			t->n++;
+		}
+	}
+	ukcov__sort_u64_pairs(t->by_pc, t->n);
+}
+
+/* The table line of the point that ran at pc, or -1 (no table has its
+ * module). */
+static int64_t tb_table_line(const struct tb_table *t, uint64_t pc)
+{
+	const struct ukcov_modsnap *m = ukcov__sancov_module_of(pc);
+	size_t lo = 0, hi = t->n;
+	uint64_t at;
+
+	while (lo < hi) {		/* the first entry above pc */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->by_pc[2 * mid] <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || !m)
+		return -1;
+	at = t->by_pc[2 * (lo - 1)];
+	if (at < m->lo || at >= m->hi)
+		return -1;		/* a table PC of another module */
+	return (int64_t)t->by_pc[2 * (lo - 1) + 1];
+}
+
+struct tb_lines {
+	const struct tb_table *t;
+	uint32_t extra;		/* points after the table's, in tb_order */
+};
+
+static uint64_t tb_pc_at(size_t i, void *arg)
+{
+	const struct tb_lines *l = arg;
+
+	if (i < l->t->n)
+		return l->t->pc[i];
+	return tb_points.keys[tb_order[i - l->t->n]];
+}
+
+/*
+ * Lines of the points in the first n events: tb_line[slot] is 1 + the
+ * line of that point.  Points of a table module take their table line;
+ * the others follow the table's, in order of first appearance, their
+ * slots in tb_order.  Counts the events not yet written.
+ */
+static void tb_number_points(uint64_t n, const struct tb_table *t,
+			     struct tb_lines *l, uint64_t *unwritten)
+{
+	l->t = t;
+	l->extra = 0;
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t e = __atomic_load_n(&tb_events[i], __ATOMIC_ACQUIRE);
 		uint32_t s = (uint32_t)e;
+		int64_t line;
 
 		if (e == 0) {
 			(*unwritten)++;
@@ -428,10 +528,26 @@ static uint32_t tb_number_points(uint64_t n, uint64_t *unwritten)
 		}
 		if (s == 0 || tb_line[s - 1] != 0)
 			continue;
-		tb_order[np++] = s - 1;
-		tb_line[s - 1] = np;
+		line = t->n ? tb_table_line(t, tb_points.keys[s - 1]) : -1;
+		if (line >= 0) {
+			tb_line[s - 1] = (uint32_t)line + 1;
+			continue;
+		}
+		tb_order[l->extra++] = s - 1;
+		tb_line[s - 1] = (uint32_t)(t->n + l->extra);
 	}
-	return np;
+}
+
+/* The scratch back to zeros: every point with a line is in an event. */
+static void tb_unnumber_points(uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		uint32_t s = (uint32_t)__atomic_load_n(&tb_events[i],
+						      __ATOMIC_ACQUIRE);
+
+		if (s)
+			tb_line[s - 1] = 0;
+	}
 }
 
 /* trace-events and trace-threads: the events whose point has a line,
@@ -469,23 +585,26 @@ static void tb_dump(void)
 	uint64_t claimed = __atomic_load_n(&tb_claimed, __ATOMIC_RELAXED);
 	uint64_t n = claimed < tb_max ? claimed : tb_max, unwritten = 0;
 	uint64_t nopoint = __atomic_load_n(&tb_nopoint, __ATOMIC_RELAXED);
-	uint32_t np;
+	struct tb_table t;
+	struct tb_lines l;
 	size_t len, bytes;
 	struct line name;
 	char *text;
 
 	if (claimed == 0)
 		return;		/* no event: no files, as before */
-	np = tb_number_points(n, &unwritten);
-	text = points_text(tb_pc_at, NULL, np, &len, &bytes);
+	tb_table_build(&t);
+	tb_number_points(n, &t, &l, &unwritten);
+	text = points_text(tb_pc_at, &l, t.n + l.extra, &len, &bytes);
 	if (text) {
 		file_name(&name, "trace-points");
 		(void)ukcov__sancov_write_named(name.buf, "", 0, text, len);
 		munmap(text, bytes);
 		tb_write_events(n);
 	}
-	for (uint32_t i = 0; i < np; i++)	/* scratch back to zeros */
-		tb_line[tb_order[i]] = 0;
+	tb_unnumber_points(n);
+	if (t.pc)
+		munmap(t.pc, t.bytes);
 	if (claimed > tb_max)
 		report_count("ukcov: coverage_trace_bb: ", claimed - tb_max,
 			     " events past coverage_trace_max_events were "

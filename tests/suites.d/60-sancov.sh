@@ -757,6 +757,39 @@ for v in gcc:trace-pc clang:trace-pc clang:trace-pc-guard; do
     bbtrace $v nothing
     if [ -z "$(ls "$X/o")" ]; then ok "$v-no-events-no-files"; else bad "$v-no-events-no-files" "$(ls "$X/o")"; fi
 done
+# With a PC table (clang trace-pc-guard,pc-table), trace-points lists
+# every instrumented point, run or not, in the table's order (the
+# seed's "all the instrumented points in the program"), and events
+# index it: bb_work.c defines bb_never, bb_c, bb_a, bb_b in that order.
+if build bb-pctable-build clang -O1 -fsanitize-coverage=trace-pc-guard,pc-table -c $S/bb_work.c -o "$X/wt.o" &&
+   build bb-pctable-build clang -O1 $S/bb_main.c "$X/wt.o" $SHARED -lpthread -o "$X/bb-pctable-shared" &&
+   build bb-pctable-build clang -O1 $S/bb_main.c "$X/wt.o" $STATIC -o "$X/bb-pctable-static"; then
+    guards=0    # every __sancov_guards section: 4 bytes a guard
+    for sz in $(objdump -h "$X/wt.o" | awk '$2 == "__sancov_guards" { print $3 }'); do
+        guards=$((guards + 0x$sz / 4))
+    done
+    for how in shared static; do
+        v=bb-pctable-$how
+        bbtrace $v threads coverage_trace_max_events=10
+        set -- "$X/o"/trace-points.*.sancov
+        pts=$("$L/ukcov" trace "$1" | awk '{ print $1, $3 }' | tr '\n' ' ')
+        if [ $rc -eq 0 ] && [ "$(wc -l <"$1")" -eq "$guards" ] &&
+           [ "$pts" = "0 bb_never 1 bb_c 2 bb_a 3 bb_b " ]; then
+            ok "$v-points-every-table-entry"
+        else
+            bad "$v-points-every-table-entry" "rc $rc, $guards guards: $pts"
+        fi
+        "$L/ukcov" trace "$X/o"/trace-events.*.sancov 2>"$X/err" | awk '{ print $2, $4 }' | tr '\n' ' ' >"$X/got"
+        if [ "$(cat "$X/got")" = "2 bb_a 3 bb_b 1 bb_c 2 bb_a 2 bb_a 3 bb_b 1 bb_c 2 bb_a 2 bb_a 3 bb_b " ] &&
+           [ ! -s "$X/err" ] &&
+           [ "$(bbcheck trace "$X/$v" "$X/o" "$(pid_of trace-events)" table)" = "1 abcaabcaab" ]; then
+            ok "$v-events-index-the-table"
+        else
+            bad "$v-events-index-the-table" "$(cat "$X/got" "$X/err" | tr '\n' '|')"
+        fi
+    done
+fi
+
 # ukcov trace on bad input: a clear error, exit 1, nothing printed.
 printf 'x 0x10\ny 0x20\nz 0x30\n' >"$X/caller-callee.1.sancov"
 printf 'a.out 0x10\na.out 12\n' >"$X/trace-points.1.sancov"
