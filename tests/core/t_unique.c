@@ -791,6 +791,34 @@ static void t_exec(const struct kc *k)
 	close(fd);
 }
 
+/* The same with a bitmap large enough for direct bits: the old image
+ * set its leaf's direct bit, so the new one (another address space
+ * layout) finds the direct words dirty and hashes; its leaves are
+ * recorded once each, none lost to the old image's bits. */
+static void t_exec_direct(const struct kc *k)
+{
+	uint64_t bw = direct_bitmap(), *buf, *tr;
+	int fd = kc_setup(k, direct_entries(bw), &buf);
+	struct peer p;
+
+	tr = buf + bw;
+	if (peer_fork(&p) == 0) {
+		char *argv[] = { "core", "--unique-exec-target", NULL };
+
+		uniq_enable_ok(k, fd, bw);
+		target_leaf();
+		execv("/proc/self/exe", argv);
+		_exit(127);
+	}
+	expect_exit0(p.pid);
+	CHECK_EQ(rec_count(tr), 4);
+	expect_pcs_in(tr, 0, 1, (const void *)target_leaf);
+	CHECK(tr[2] != tr[3] && tr[3] != tr[4] && tr[2] != tr[4]);
+	rec_reset(buf);
+	expect_ready_state(k, fd, buf);
+	close(fd);
+}
+
 /* The BSD flavors have no unique mode (ukcov(4)): the requests are
  * unknown to them, answered with their unknown-request errno, and a
  * mode number beyond theirs is EINVAL; nothing changes. */
@@ -847,5 +875,7 @@ void register_unique_tests(void)
 	reg_one("unique.direct_bits", t_direct_bits, FL_LINUX,
 		core_have_native, 0);
 	reg_one("unique.direct_image", t_direct_image, FL_LINUX,
+		core_have_native, 0);
+	reg_one("unique.exec_direct", t_exec_direct, FL_LINUX,
 		core_have_native, 0);
 }
