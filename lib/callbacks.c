@@ -207,15 +207,15 @@ static __attribute__((noinline, used)) void trace_pc_kcov_slow(uint32_t on,
  * Only one mode can be the fall-through.  Unique is: it is what "ukcov
  * run" collects by default, and its target is the tighter one (no
  * slower than the trace, U1; the trace's is within 10% of the
- * reference append, T2, which the trace meets with room: 1.01 with
- * the gate open, docs/PERFORMANCE.md "Direct bits").  The C version
- * (other architectures, below) makes the seen point's "ret" a jump to
- * a shared one.  The count is stored after the record with a plain
- * store: x86-64 keeps stores in order, which is the release pc_record
- * does.  The gate
- * (trace_pc_gate_open) turns "jne on; ret" into a nop in a process
- * whose word is non-zero once its constructors have run (kcov enabled
- * before an exec, coverage=1): pc_on's bits are never cleared.
+ * reference append, T2, which the trace meets with room: 0.97-1.01
+ * with the gate open, docs/PERFORMANCE.md "Direct bits").  The C
+ * version (other architectures, below) makes the seen point's "ret" a
+ * jump to a shared one.  The count is stored after the record with a
+ * plain store: x86-64 keeps stores in order, which is the release
+ * pc_record does.  The gate (gate_open, below) turns "jne on; ret"
+ * into a nop in a process whose word is non-zero once its constructors
+ * have run (kcov enabled before an exec, coverage=1): pc_on's bits are
+ * never cleared.
  */
 #define PC_ON_OFS	4	/* offsetof(struct ukcov_sancov_hot, pc_on) */
 #define T_AREA_OFS	0	/* offsetof(struct ukcov_thread, ...) */
@@ -224,10 +224,10 @@ static __attribute__((noinline, used)) void trace_pc_kcov_slow(uint32_t on,
 #define T_BITS_OFS	40
 #define T_KEYS_OFS	48
 #define T_SHIFT_OFS	64
-#define UNIQ_MUL_ASM	0x9e3779b97f4a7c15
 #define T_DIRECT_OFS	72
 #define T_LO_OFS	80
 #define T_DW_OFS	88
+#define UNIQ_MUL_ASM	0x9e3779b97f4a7c15	/* UNIQ_MUL, for the asm */
 _Static_assert(offsetof(struct ukcov_sancov_hot, pc_on) == PC_ON_OFS, "pc_on");
 _Static_assert(offsetof(struct ukcov_thread, pc_area) == T_AREA_OFS, "pc_area");
 _Static_assert(offsetof(struct ukcov_thread, pc_cap) == T_CAP_OFS, "pc_cap");

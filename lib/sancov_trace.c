@@ -426,6 +426,9 @@ struct tb_table {
 	size_t bytes;		/* of the one mapping holding both */
 };
 
+/* A PC table of a module instance still loaded.  (A library loaded
+ * again at the same address has one region: sancov.c's region_init
+ * keeps one per range.) */
 static int region_loaded(const struct ukcov_region *r)
 {
 	const struct ukcov_modsnap *m = ukcov__sancov_module_of(r->lo);

@@ -790,6 +790,25 @@ if build bb-pctable-build clang -O1 -fsanitize-coverage=trace-pc-guard,pc-table 
     done
 fi
 
+# A pc-table library unloaded and loaded again at the same address has
+# one table there: trace-points lists it once.
+if build bb-pctable-dl-build clang -O1 -fPIC -shared -fsanitize-coverage=trace-pc-guard,pc-table \
+       $S/bb_work.c -o "$X/libbbt.so" &&
+   build bb-pctable-dl-build gcc -O1 $S/tbdl_main.c $SHARED -ldl -o "$X/bb-pctable-dl"; then
+    rm -rf "$X/o" && mkdir "$X/o"
+    UKCOV_OPTIONS="coverage_trace_bb=1:coverage_dir=$X/o" "$X/bb-pctable-dl" "$X/libbbt.so" >"$X/out" 2>&1
+    rc=$?
+    set -- "$X/o"/trace-points.*.sancov
+    lib=$(grep -c "libbbt.so 0x" "$1" 2>/dev/null)
+    if [ $rc -eq 0 ] && grep -qx "loaded twice at the same address" "$X/out" && [ "$lib" -eq 4 ]; then
+        ok "bb-pctable-dl-reloaded-table-once"
+    elif [ $rc -eq 0 ] && grep -qx "loaded twice at another address" "$X/out"; then
+        ok "bb-pctable-dl-reloaded-table-once (skipped: the loader chose another address)"
+    else
+        bad "bb-pctable-dl-reloaded-table-once" "rc $rc, $lib lines of the library: $(cat "$X/out")"
+    fi
+fi
+
 # ukcov trace on bad input: a clear error, exit 1, nothing printed.
 printf 'x 0x10\ny 0x20\nz 0x30\n' >"$X/caller-callee.1.sancov"
 printf 'a.out 0x10\na.out 12\n' >"$X/trace-points.1.sancov"
