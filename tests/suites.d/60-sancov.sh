@@ -427,6 +427,11 @@ sys.exit(0 if a == b and a else 1)' "$C/ours.symcov" "$C/crt.symcov" &&
 fi
 
 # ---- 5b. the guard callback's gate (x86-64) ---------------------------
+# Only the assembly callbacks have gates: a make UKCOV_NO_ASM=1 runtime
+# (tests/suites.d/15-noasm.sh) has the C versions, which have none.
+asm_gates() {
+    [ "$(uname -m)" = x86_64 ] && nm "$L/libukcov.a" 2>/dev/null | grep -q ' pc_gate_addr$'
+}
 # With the process-wide word non-zero once the constructors have run
 # (coverage=1 here), the "jne on; ret" after the off test is rewritten
 # as a nop, so coverage=1 falls through (docs/DESIGN.md, "The hot
@@ -467,7 +472,7 @@ gate_checks() {
     gate_run "$n-closed-with-a-thread" "$bin" "75 01 c3" \
         UKCOV_OPTIONS="coverage=1:coverage_dir=$C/gate.d" GATE_THREAD=1
 }
-if [ "$(uname -m)" = x86_64 ] &&
+if asm_gates &&
    build gate-build clang -O1 -fsanitize-coverage=trace-pc-guard -c $S/gate.c -o "$C/gate.o" &&
    build gate-build clang "$C/gate.o" $STATIC -o "$C/gate-static" &&
    build gate-build clang "$C/gate.o" $SHARED -o "$C/gate-shared"; then
@@ -488,7 +493,7 @@ fi
 # enabled before an exec is the other way it is on at start): open with
 # coverage=1, closed when off, closed by UKCOV_PC_GATE=closed with the
 # same file, and closed when a thread exists.
-if [ "$(uname -m)" = x86_64 ]; then
+if asm_gates; then
     for cc in gcc clang; do
         G=$C/pcgate-$cc
         build pcgate-build $cc -O1 -DPC_GATE -fsanitize-coverage=trace-pc -c $S/gate.c -o "$G.o" &&
