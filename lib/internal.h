@@ -415,6 +415,7 @@ int ukcov__close_desc_fd(int fd);
 void ukcov__follow_setup(int mode, uint64_t entries, uint64_t uniq_words);
 void ukcov__follow_flush_locked(struct ukcov_thread *t, int unmap);
 void ukcov__follow_after_fork_child(void);
+int ukcov__follow_traces(const struct ukcov_thread *t);
 typedef int (*ukcov_pthread_create_fn)(pthread_t *, const pthread_attr_t *,
 				       void *(*)(void *), void *);
 int ukcov__thread_create(pthread_t *th, const pthread_attr_t *attr,
@@ -426,7 +427,17 @@ int __wrap_pthread_create(pthread_t *th,	/* NOLINT(bugprone-reserved-identifier)
 			  const pthread_attr_t *attr, void *(*fn)(void *),
 			  void *arg);
 void ukcov__thread_follow_arm(struct ukcov_thread *t, uint64_t *area,
-			      uint64_t entries, int mode, uint64_t uniq_words);
+			      uint64_t entries, int mode, uint64_t uniq_words,
+			      uint64_t *drops);
+
+/* ---- tree.c: every process of a traced program's tree (ukcov run,
+ * UKCOV_TREE) records into buffers of its own, one file per thread ---- */
+void ukcov__tree_init(int took_over);
+void ukcov__tree_after_fork_child(void);
+int ukcov__tree_active(void);
+int ukcov__tree_follows_threads(void);
+void ukcov__tree_arm_thread(void);
+void ukcov__tree_release(uint64_t *area, int unmap);
 
 /* ---- unique.c: unique coverage (KCOV_UNIQUE_ENABLE and the CMP
  * extension); the hot path is in unique_hot.h ---- */
@@ -513,6 +524,7 @@ void ukcov__nb_exec_failed(void);
 
 /* ---- modules.c (the tool's module table) ---- */
 void ukcov__modules_snapshot(void);
+void ukcov__modules_set_path(const char *path);
 void ukcov__modules_snapshot_to(const char *path, uint64_t ino);
 
 /* ---- feeders.c (module tables of the processes feeding us) ---- */

@@ -171,9 +171,19 @@ int put_end(struct line *l)
 	return write(l->fd, l->buf, l->n) < 0 ? -1 : 0;
 }
 
+/* A process of a traced tree writes its table to its own file
+ * (tree.c), not to the traced program's UKCOV_MODULES. */
+static const char *modules_path;
+
+void ukcov__modules_set_path(const char *path)
+{
+	modules_path = path;
+}
+
 void ukcov__modules_snapshot(void)
 {
-	ukcov__modules_snapshot_to(getenv("UKCOV_MODULES"), 0);
+	ukcov__modules_snapshot_to(modules_path ? modules_path
+						: getenv("UKCOV_MODULES"), 0);
 }
 
 /* The same into path: a remote collector's table of its feeders

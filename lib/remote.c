@@ -191,7 +191,7 @@ static void busy_leave(struct ukcov_thread *t)
  * a NetBSD remote: Linux's kcov_mode_enabled(t->kcov_mode) for a task. */
 static int thread_traces(const struct ukcov_thread *t)
 {
-	return t->owned != NULL || t->follow_area != NULL ||
+	return t->owned != NULL || ukcov__follow_traces(t) ||
 	       t->remote_coll != NULL || t->nb_remote != NULL;
 }
 
