@@ -116,6 +116,22 @@ void put_build_id(struct line *l, const struct dl_phdr_info *info)
 	put(l, "-", 1);
 }
 
+/* The main program's name without /proc (a chroot, a container
+ * without it): the path the kernel was asked to execute (AT_EXECFN,
+ * set by Linux's create_elf_tables), else libc's argv[0].  compiler-rt
+ * names a .sancov file after the module's basename, never "?"; a
+ * relative name still gives that basename. */
+static const char *exe_name_without_proc(void)
+{
+	const char *fn = (const char *)getauxval(AT_EXECFN);
+
+	if (fn && *fn)
+		return fn;
+	if (program_invocation_name && *program_invocation_name)
+		return program_invocation_name;
+	return "?";
+}
+
 const char *object_path(const struct dl_phdr_info *info, char *exe,
 			size_t exe_size)
 {
@@ -125,10 +141,11 @@ const char *object_path(const struct dl_phdr_info *info, char *exe,
 		return info->dlpi_name;
 	/* The main program has an empty name. */
 	n = readlink("/proc/self/exe", exe, exe_size - 1);
-	if (n <= 0)
-		return "?";
-	exe[n] = '\0';
-	return exe;
+	if (n > 0) {
+		exe[n] = '\0';
+		return exe;
+	}
+	return exe_name_without_proc();
 }
 
 static int snapshot_object(struct dl_phdr_info *info, size_t size, void *arg)

@@ -138,4 +138,22 @@ else
         bad at-secure-options-ignored "$(ls -l "$D/cwd.d")"
 fi
 
+# ---- 4. without /proc: <prog>.<pid>.sancov --------------------------
+# An empty directory bind-mounted over /proc in a mount namespace of
+# its own: /proc/self/exe cannot be read; compiler-rt names the file
+# after the module, so the runtime takes the name execve was given.
+mkdir -p "$D/noproc.d" "$D/empty"
+if [ "$(id -u)" -eq 0 ] &&
+   unshare -m sh -c "mount --bind '$D/empty' /proc && [ ! -e /proc/self ]" 2>/dev/null; then
+    unshare -m sh -c "mount --bind '$D/empty' /proc && echo \$\$ >'$D/pid' &&
+        exec env UKCOV_OPTIONS=coverage=1:coverage_dir='$D/noproc.d' '$D/prog' seq" 2>"$D/err"
+    pid=$(cat "$D/pid")
+    if [ "$(ls "$D/noproc.d")" = "prog.$pid.sancov" ] && [ ! -s "$D/err" ]; then
+        ok no-proc-sancov-named-after-program
+    else
+        bad no-proc-sancov-named-after-program "pid $pid: $(ls "$D/noproc.d") $(cat "$D/err")"
+    fi
+else
+    echo "# skipped: no-proc test (needs root and unshare -m)"
+fi
 summary
