@@ -65,9 +65,9 @@ static void write_block(pid_t tid, int mode, const uint64_t *recs,
 		[UKCOV_TB_BITMAP] = follow.uniq_words,
 	};
 	size_t words = mode == UKCOV_MODE_CMP ? 4 : 1;
-	int fd = ukcov__real_open(follow.path,
-				  O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC,
-				  0600);
+	static int said;	/* [A] the symlink message */
+	int fd = ukcov__env_open_append("UKCOV_THREADS_OUT", follow.path, 1,
+					&said);
 
 	if (fd < 0)
 		return;
@@ -100,7 +100,7 @@ static int sees_thread_starts(void)
 /* Called after an exec takeover armed the main thread. */
 void ukcov__follow_setup(int mode, uint64_t entries, uint64_t uniq_words)
 {
-	const char *path = getenv("UKCOV_THREADS_OUT");
+	const char *path = ukcov__env("UKCOV_THREADS_OUT");
 
 	if (!path || !*path || strlen(path) >= sizeof(follow.path) ||
 	    (mode != UKCOV_MODE_PC && mode != UKCOV_MODE_CMP) || entries < 2 ||

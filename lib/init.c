@@ -118,7 +118,7 @@ static void fork_child(void)
  * --common passes it this way). */
 static void common_handle_from_env(void)
 {
-	const char *v = getenv("UKCOV_COMMON_HANDLE");
+	const char *v = ukcov__env("UKCOV_COMMON_HANDLE");
 	char *end;
 	unsigned long long h;
 

@@ -13,6 +13,8 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <stddef.h>
+#include <stdlib.h>
+#include <sys/auxv.h>
 #include <sys/types.h>
 
 #include <ukcov/kcov.h>
@@ -22,6 +24,30 @@
 #define UKCOV_EXPORT __attribute__((visibility("default")))
 #define likely(x)   __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
+
+/* An AT_SECURE process (set-user-ID, set-group-ID, file capabilities):
+ * its invoker, not its owner, chose the environment and the inherited
+ * descriptors, so the runtime reads no environment and takes over no
+ * descriptor there. */
+static inline int ukcov__secure(void)
+{
+	return getauxval(AT_SECURE) != 0;
+}
+
+/* Every environment read of the runtime.  glibc's secure_getenv: NULL
+ * in an AT_SECURE process, silently, as the dynamic loader drops
+ * LD_PRELOAD there; otherwise no UKCOV_* variable could name a file
+ * that a set-user-ID root program then creates or appends to.  Inline:
+ * callbacks.c is linked into the executable apart from the runtime. */
+static inline const char *ukcov__env(const char *name)
+{
+	return ukcov__secure() ? NULL : getenv(name);
+}
+
+/* Flags for a file the runtime opens by a name from the environment:
+ * a symlink planted at that name is not followed (ELOOP), and the
+ * descriptor neither leaks into an exec nor becomes a terminal's. */
+#define UKCOV_ENV_OPEN_FLAGS (O_NOFOLLOW | O_CLOEXEC | O_NOCTTY)
 
 /* Layout of the memfd.  The largest buffer any flavor accepts is Linux's
  * INT_MAX/8 entries (2 GiB), so the control block sits above 4 GiB in a
@@ -526,6 +552,8 @@ void ukcov__nb_exec_failed(void);
 void ukcov__modules_snapshot(void);
 void ukcov__modules_set_path(const char *path);
 void ukcov__modules_snapshot_to(const char *path, uint64_t ino);
+int ukcov__env_open_append(const char *var, const char *path, int create,
+			   int *said);
 
 /* ---- feeders.c (module tables of the processes feeding us) ---- */
 void ukcov__feeders_publish(struct ukcov_cb *cb);

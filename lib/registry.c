@@ -85,8 +85,8 @@ static void registry_complain(const char *path, const char *why)
 
 static int registry_path(char *buf, size_t size)
 {
-	const char *p = getenv("UKCOV_REGISTRY");
-	const char *xdg = getenv("XDG_RUNTIME_DIR");
+	const char *p = ukcov__env("UKCOV_REGISTRY");
+	const char *xdg = ukcov__env("XDG_RUNTIME_DIR");
 	int n;
 
 	if (p && *p)

@@ -502,7 +502,7 @@ static int remote_enable_check(const struct ukcov_desc *d,
  * reads (feeders.c). */
 static void remote_modules_path(struct ukcov_cb *cb)
 {
-	const char *p = getenv("UKCOV_REMOTE_MODULES");
+	const char *p = ukcov__env("UKCOV_REMOTE_MODULES");
 	size_t n = p ? strlen(p) : 0;
 
 	if (!p || !*p) {

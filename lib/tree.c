@@ -196,7 +196,7 @@ int ukcov__tree_follows_threads(void)
  */
 void ukcov__tree_init(int took_over)
 {
-	const char *v = getenv("UKCOV_TREE");
+	const char *v = ukcov__env("UKCOV_TREE");
 
 	if (!v || !*v || tree_parse(v) < 0)
 		return;

@@ -533,6 +533,29 @@ if build feat-build clang -O1 -fsanitize-coverage=trace-pc-guard -c $S/feat_targ
         set -- "$E/out.d"/feat-$v.*.counters-sancov
         [ -f "$1" ] && [ "$(od -An -tx1 "$1" | tr -d ' \n')" = 08408000 ] && ok "feat-$v-counters-file-buckets" ||
             bad "feat-$v-counters-file-buckets" "$(od -An -tx1 "$1" 2>&1)"
+        # The last guard (feat_d, guard 4 of 4) counts in the total and
+        # is cleared by __sanitizer_cov_reset(): the file at exit has
+        # feat_a alone.
+        rm -rf "$E/out.d" && mkdir "$E/out.d"
+        UKCOV_OPTIONS="coverage=1:coverage_dir=$E/out.d" "$bin" last >"$E/out" 2>&1
+        set -- "$E/out.d"/feat-$v.*.sancov
+        if [ "$(tr '\n' '|' <"$E/out")" = "total 1|reset total 0|" ] && [ -f "$1" ] &&
+           [ "$(covered "$bin" "$1")" = "feat_a " ]; then
+            ok "feat-$v-last-guard-total-and-reset"
+        else
+            bad "feat-$v-last-guard-total-and-reset" "$(tr '\n' '|' <"$E/out") $(covered "$bin" "$1")"
+        fi
+        # Three __sanitizer_cov_dump()s: the second replaces the first's
+        # file by rename, and the third must know that file as its own.
+        rm -rf "$E/out.d" && mkdir "$E/out.d"
+        UKCOV_OPTIONS="coverage=1:coverage_dir=$E/out.d" "$bin" dump3 >"$E/out" 2>&1
+        set -- "$E/out.d"/feat-$v.*.sancov
+        if [ ! -s "$E/out" ] && [ "$(ls "$E/out.d" | wc -l)" -eq 1 ] && [ -f "$1" ] &&
+           [ "$(covered "$bin" "$1")" = "feat_a feat_b feat_c " ]; then
+            ok "feat-$v-third-dump-rewrites-own-file"
+        else
+            bad "feat-$v-third-dump-rewrites-own-file" "$(tr '\n' '|' <"$E/out") $(ls "$E/out.d") $(covered "$bin" "$1")"
+        fi
         # coverage_direct: SIGKILL loses nothing; rawunpack gives the
         # .sancov (next to the binary, named by the pid).
         rm -rf "$E/raw.d" "$E"/feat-$v.*.sancov && mkdir "$E/raw.d"
