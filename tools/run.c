@@ -288,8 +288,8 @@ struct session {
 	uint64_t bitmap;	/* bitmap words of a unique mode, or 0 */
 	bool cmp;
 	bool all_threads;	/* --threads all */
-	char modules[64];	/* the UKCOV_MODULES file */
-	char threads[64];	/* the UKCOV_THREADS_OUT file */
+	char modules[PATH_MAX];	/* the UKCOV_MODULES file */
+	char threads[PATH_MAX];	/* the UKCOV_THREADS_OUT file */
 	char *tbuf;		/* its content */
 	struct thread_block *blocks;
 	size_t nblocks;
@@ -380,14 +380,24 @@ static void child(struct session *s, char **argv)
 	_exit(127);
 }
 
-/* An empty temporary file for the child to append to. */
+/* An empty temporary file for the child to append to, in $TMPDIR or
+ * /tmp.  A directory too long for a path is an error: cutting it would
+ * name another directory, where the files would land. */
 static int make_temp(char *path, size_t size, const char *what)
 {
 	const char *tmp = getenv("TMPDIR");
-	int fd;
+	int n, fd;
 
-	snprintf(path, size, "%.40s/ukcov-%s-XXXXXX",
-		 tmp && *tmp ? tmp : "/tmp", what);
+	if (!tmp || !*tmp)
+		tmp = "/tmp";
+	n = snprintf(path, size, "%s/ukcov-%s-XXXXXX", tmp, what);
+	if (n < 0 || (size_t)n >= size) {
+		msg_error("$TMPDIR is too long (%zu bytes): a temporary file "
+			  "in it needs more than %zu bytes", strlen(tmp),
+			  size - 1);
+		path[0] = '\0';
+		return EXIT_DATA;
+	}
 	fd = mkstemp(path);
 	if (fd < 0) {
 		msg_error("%s: %s", path, strerror(errno));
@@ -398,6 +408,11 @@ static int make_temp(char *path, size_t size, const char *what)
 	return 0;
 }
 
+/* The runtime keeps UKCOV_REMOTE_MODULES in the control block's
+ * remote_modules[256] and ignores a longer path (lib/internal.h,
+ * lib/remote.c remote_modules_path). */
+#define REMOTE_MODULES_MAX 256
+
 /* --remote: this process collects (Linux KCOV_REMOTE_ENABLE), and
  * the processes that feed it append their module tables to the same
  * file as the client (UKCOV_REMOTE_MODULES, lib/remote.c). */
@@ -406,6 +421,12 @@ static int remote_enable(struct session *s)
 	struct kcov_remote_arg *ra;
 	int r = 0;
 
+	if (strlen(s->modules) >= REMOTE_MODULES_MAX) {
+		msg_error("--remote: the module table's path %s is longer "
+			  "than the runtime takes (%d bytes): use a shorter "
+			  "$TMPDIR", s->modules, REMOTE_MODULES_MAX - 1);
+		return EXIT_DATA;
+	}
 	ra = xcalloc(1, sizeof(*ra) + s->nhandles * sizeof(uint64_t));
 	ra->trace_mode = s->cmp ? KCOV_TRACE_CMP : KCOV_TRACE_PC;
 	ra->area_size = (uint32_t)s->words;
