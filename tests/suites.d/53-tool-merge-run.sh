@@ -39,6 +39,16 @@ echo "# merge of 80000 module lines: $ms ms"
 	bad "merge of 80k modules" "$ms ms"
 same_file "merge of 80k modules equals the model" big.ref big.dump
 
+# Modules match by build-id, or by path where either has none, the first
+# match in the merged table's order.  Here the union renames /z.so (id
+# aaaa) to the smaller /y.so: an id-less /z.so is then a new module, and
+# an id-less /y.so joins aaaa.
+printf 'ukcov-dump 1\nmode pc\nmodule 0 aaaa 0 0 10 /z.so\npcs 0 1\n1\nend\n' >ra.dump
+printf 'ukcov-dump 1\nmode pc\nmodule 0 aaaa 0 0 10 /y.so\nmodule 1 - 0 0 10 /z.so\nmodule 2 - 0 0 10 /y.so\npcs 0 1\n2\npcs 1 1\n3\npcs 2 1\n4\nend\n' >rb.dump
+printf 'ukcov-dump 1\nmode pc\nmodule 0 - 0 0 10 /z.so\nmodule 1 aaaa 0 0 10 /y.so\npcs 0 1\n3\npcs 1 3\n1\n2\n4\nend\n' >rab.expected
+"$U" merge -o rab.dump ra.dump rb.dump
+same_file "merge: a module renamed by the union is matched by its new path" rab.expected rab.dump
+
 # ---- issue 16 item 11: run with a long $TMPDIR --------------------------
 # The temporary files' names were cut to 40 bytes of $TMPDIR: a longer
 # one failed, or the files landed in the directory its prefix names.
@@ -67,5 +77,87 @@ rc=$?
 [ $rc -eq 1 ] && [ ! -e no.dump ] && [ "$(cat no.err)" = "ukcov: error: \$TMPDIR is too long (${#toolong} bytes): a temporary file in it needs more than 4095 bytes" ] &&
 	ok "run: a TMPDIR too long for a path is a one-line error" ||
 	bad "run with a 4 KiB TMPDIR" "rc $rc: $(cat no.err)"
+
+# ---- issue 20 item 13: CMP records keep their module through a merge ---
+# The two tables list the modules in other orders: each record must be
+# renumbered to its module's place in the merged, sorted table.
+cat >ca.dump <<'EOF'
+ukcov-dump 1
+mode cmp
+module 0 aaaa 1000 1000 2000 /a.so
+module 1 - 5000 5000 6000 /b.so
+cmp 0 10 1 2 3
+cmp 1 20 3 4 5
+cmp - 30 5 6 7
+end
+EOF
+cat >cb.dump <<'EOF'
+ukcov-dump 1
+mode cmp
+module 0 - 5000 5000 6000 /b.so
+module 1 cccc 9000 9000 a000 /c.so
+module 2 aaaa 1000 1000 2000 /a.so
+cmp 0 21 3 4 5
+cmp 2 11 1 2 3
+cmp 1 40 1 1 1
+cmp 2 10 1 2 3
+end
+EOF
+cat >cab.expected <<'EOF'
+ukcov-dump 1
+mode cmp
+module 0 - 5000 5000 6000 /b.so
+module 1 aaaa 1000 1000 2000 /a.so
+module 2 cccc 9000 9000 a000 /c.so
+cmp - 30 5 6 7
+cmp 0 20 3 4 5
+cmp 0 21 3 4 5
+cmp 1 10 1 2 3
+cmp 1 11 1 2 3
+cmp 2 40 1 1 1
+end
+EOF
+"$U" merge -o cab.dump ca.dump cb.dump
+same_file "merge of CMP dumps: each record stays with its module" cab.expected cab.dump
+"$U" merge -o cba.dump cb.dump ca.dump
+same_file "merge of CMP dumps in the other order: the same records" cab.expected cba.dump
+
+# ---- issue 20 item 14: a source path "/../x" is "/x", as sancov's ------
+# llvm/lib/Support/Path.cpp remove_dots(path, remove_dot_dot=true) drops
+# ".." at the root, and sancov's symbolized files go through it.
+cat >dots.c <<'EOF'
+int f(int x) { if (x > 2) return x * 2; return x; }
+int main(int argc, char **argv) { return f(argc) > 100; }
+EOF
+mkdir -p cov
+if clang -g -O0 -fsanitize-coverage=trace-pc-guard -fsanitize=address "/..$T/dots.c" -o dots 2>cc.err &&
+	ASAN_OPTIONS=coverage=1:coverage_dir=cov:detect_leaks=0 ./dots 5 2>/dev/null; then
+	S=$(ls cov/dots.*.sancov)
+	sancov -symbolize dots "$S" >dots.sancov.json 2>&1
+	"$U" symbolize dots "$S" >dots.ukcov.json 2>&1
+	if grep -q "\"$T/dots.c\": {" dots.sancov.json && strings -a dots | grep -qx "/\.\.$T/dots.c"; then
+		same_file "symbolize: '/../x' is '/x', as live sancov" dots.sancov.json dots.ukcov.json
+	else
+		bad "the '/../x' fixture" "DWARF or sancov do not hold the expected paths"
+	fi
+else
+	bad "the '/../x' fixture builds and runs" "$(head -3 cc.err | tr '\n' ' ')"
+fi
+
+# ---- issue 20 item 15: --threads all sums every thread's drops ---------
+# Each thread's trace holds --size - 1 = 63 records; what a thread does
+# beyond that is dropped.  Counted without limits (--raw: one block per
+# thread), the drops are the sum over the threads of count - 63.
+"$CCW" -O0 "$SRC/tdrops.c" -lpthread -o tdrops
+"$U" run --mode pc --threads all --raw -o tdrops.raw -- ./tdrops >/dev/null 2>&1
+want=$(awk '/^# thread/ { if (n > 63) d += n - 63; n = 0; next }
+	{ n++ } END { if (n > 63) d += n - 63; print d + 0 }' tdrops.raw)
+blocks=$(grep -c '^# thread' tdrops.raw)
+"$U" run --mode pc --size 64 --threads all -o tdrops.dump -- ./tdrops >/dev/null 2>tdrops.err
+got=$(sed -n 's/.* records, \([0-9]*\) dropped$/\1/p' tdrops.err)
+[ "$blocks" = 3 ] && [ "$want" -gt 1000 ] && [ "$got" = "$want" ] &&
+	grep -qx "info dropped $want" tdrops.dump &&
+	ok "run --threads all: $want dropped, the sum over 4 threads" ||
+	bad "run --threads all drops" "want $want ($blocks blocks), got '$got': $(cat tdrops.err)"
 
 summary
