@@ -632,7 +632,8 @@ static int child_status(const struct session *s, const char *prog,
 			 "--mode unique records each point once");
 	if (unknown->n)
 		msg_warn("%zu PCs are outside every module of %s's table "
-			 "(printed as absolute addresses)", unknown->n, prog);
+			 "(a dump keeps module offsets only: --raw shows "
+			 "them)", unknown->n, prog);
 	return code;
 }
 
@@ -752,6 +753,103 @@ static int run_checks(const struct options *o, struct session *s)
 	return 0;
 }
 
+/* Did processes other than pid append module tables to the file?  The
+ * traced program's children inherit UKCOV_MODULES, not the descriptor. */
+static bool others_wrote_modules(const char *path, pid_t pid)
+{
+	char *buf;
+	const char *p;
+	size_t len;
+	bool found = false;
+
+	if (read_whole_file(path, &buf, &len) < 0)
+		return false;
+	/* buf is NUL-terminated (read_whole_file). */
+	for (p = buf; p && !found; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		long q;
+
+		found = sscanf(p, "M %ld ", &q) == 1 && q != (long)pid;
+	}
+	free(buf);
+	return found;
+}
+
+/* A run that recorded nothing says why (issue 17): the program did not
+ * run the runtime, or ran no instrumented code, and its children,
+ * which may have, are not followed (the kcov descriptor is the traced
+ * process's, as with kcovtrace). */
+static void explain_no_records(const struct session *s, const char *prog,
+			       const struct dump *d)
+{
+	bool children = others_wrote_modules(s->modules, s->pid);
+
+	if (children)
+		msg_warn("0 records: %s ran no instrumented code itself; its "
+			 "child processes did, but run traces only the process "
+			 "it starts (run each program under ukcov run, or "
+			 "collect across processes with --remote)", prog);
+	else if (!d->nmods)
+		msg_warn("0 records: %s ran no instrumented code (it did not "
+			 "load libukcov: build it with ukcov-cc)", prog);
+	else
+		msg_warn("0 records: %s ran none of its instrumented code",
+			 prog);
+}
+
+/* The dump of a run, saying how it was collected. */
+static void serialize_run(const struct session *s, struct dump *d,
+			  struct strbuf *sb)
+{
+	char v[64];
+
+	snprintf(v, sizeof(v), "%llu", (unsigned long long)s->dropped);
+	dump_add_info(d, "dropped", v);
+	snprintf(v, sizeof(v), "%d", s->status);
+	dump_add_info(d, "wait-status", v);
+	dump_add_info(d, "collection", s->remote ? "remote" :
+			  s->bitmap ? "unique" : "trace");
+	if (s->bitmap) {
+		snprintf(v, sizeof(v), "%llu", (unsigned long long)s->bitmap);
+		dump_add_info(d, "bitmap-words", v);
+	}
+	dump_serialize(d, sb);
+}
+
+/*
+ * Without -o the output goes to a new file ukcov.<pid>.dump (.raw with
+ * --raw) in the current directory, never to standard output: that is
+ * the program's too, and a reader of it could not tell the two apart.
+ * So does sancov (<binary>.<pid>.sancov) and perf record (perf.data).
+ * "-o -" asks for standard output.  An existing file is not replaced.
+ */
+static int write_run(const struct options *o, const struct session *s,
+		     const struct strbuf *sb)
+{
+	char name[64];
+	int fd, e = 0;
+
+	if (o->output)
+		return emit(o, sb);
+	snprintf(name, sizeof(name), "ukcov.%ld.%s", (long)s->pid,
+		 o->raw ? "raw" : "dump");
+	fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0 || (sb->n && write(fd, sb->s, sb->n) != (ssize_t)sb->n))
+		e = errno ? errno : EIO;
+	if (fd >= 0 && close(fd) < 0 && !e)
+		e = errno;
+	if (e) {
+		msg_error("%s: %s%s", name, strerror(e), e == EEXIST ?
+			  " (not replaced: name the output with -o)" : "");
+		return EXIT_DATA;
+	}
+	if (o->raw)
+		msg_note("records saved to %s", name);
+	else
+		msg_note("points saved to %s (ukcov print --lines %s lists "
+			 "them)", name, name);
+	return 0;
+}
+
 static int report_run(struct options *o, struct session *s)
 {
 	struct dump d = { 0 };
@@ -768,30 +866,15 @@ static int report_run(struct options *o, struct session *s)
 	d.cmp = s->cmp;
 	count = collect_records(s, &d, &unknown);
 	code = child_status(s, o->args[0], count, &unknown);
-	if (r) {
-		;
-	} else if (o->raw) {
-		print_raw(s, &sb);
-	} else if (o->output) {
-		char v[64];
-
-		snprintf(v, sizeof(v), "%llu", (unsigned long long)s->dropped);
-		dump_add_info(&d, "dropped", v);
-		snprintf(v, sizeof(v), "%d", s->status);
-		dump_add_info(&d, "wait-status", v);
-		dump_add_info(&d, "collection", s->remote ? "remote" :
-				  s->bitmap ? "unique" : "trace");
-		if (s->bitmap) {
-			snprintf(v, sizeof(v), "%llu",
-				 (unsigned long long)s->bitmap);
-			dump_add_info(&d, "bitmap-words", v);
-		}
-		dump_serialize(&d, &sb);
-	} else {
-		print_symbolized(&d, &unknown, o->args[0], NULL, 0, &sb);
+	if (!r && !count && !s->dropped && !s->remote)
+		explain_no_records(s, o->args[0], &d);
+	if (!r) {
+		if (o->raw)
+			print_raw(s, &sb);
+		else
+			serialize_run(s, &d, &sb);
+		r = write_run(o, s, &sb);
 	}
-	if (!r)
-		r = emit(o, &sb);
 	sb_free(&sb);
 	pcvec_free(&unknown);
 	dump_free(&d);

@@ -160,4 +160,52 @@ got=$(sed -n 's/.* records, \([0-9]*\) dropped$/\1/p' tdrops.err)
 	ok "run --threads all: $want dropped, the sum over 4 threads" ||
 	bad "run --threads all drops" "want $want ($blocks blocks), got '$got': $(cat tdrops.err)"
 
+# ---- issue 17: run's output never mixes with the program's -------------
+# Without -o the dump goes to a new ukcov.<pid>.dump (stderr says so);
+# standard output is the program's alone.  -o - asks for stdout.
+"$CCW" -O0 "$SRC/main.c" "$SRC/lib.c" -o prog
+./tdrops >tdrops.alone
+"$U" run -- ./tdrops >own.out 2>own.err
+pid=$(sed -n 's/^ukcov: points saved to ukcov\.\([0-9]*\)\.dump .*/\1/p' own.err)
+if cmp -s tdrops.alone own.out && [ -n "$pid" ] &&
+	[ "$(tail -1 own.err)" = "ukcov: points saved to ukcov.$pid.dump (ukcov print --lines ukcov.$pid.dump lists them)" ] &&
+	"$U" print --lines "ukcov.$pid.dump" | grep -q ' worker .*tdrops.c:'; then
+	ok "run without -o: stdout is the program's, the dump is ukcov.$pid.dump"
+else
+	bad "run without -o" "$(head -3 own.out | tr '\n' ' ') / $(tr '\n' ' ' <own.err)"
+fi
+"$U" run --raw -- ./tdrops >rawown.out 2>rawown.err
+pid=$(sed -n 's/^ukcov: records saved to ukcov\.\([0-9]*\)\.raw$/\1/p' rawown.err)
+cmp -s tdrops.alone rawown.out && [ -n "$pid" ] && grep -q '^0x' "ukcov.$pid.raw" &&
+	ok "run --raw without -o: the records are in ukcov.$pid.raw" ||
+	bad "run --raw without -o" "$(tr '\n' ' ' <rawown.err)"
+"$U" run -o - -- ./tdrops >dash.out 2>/dev/null
+[ "$(head -1 dash.out)" = "$(cat tdrops.alone)" ] && [ "$(sed -n 2p dash.out)" = "ukcov-dump 1" ] &&
+	[ "$(tail -1 dash.out)" = end ] && ok "run -o -: the dump follows the program's output on stdout" ||
+	bad "run -o -" "$(head -3 dash.out | tr '\n' ' ')"
+
+# A run that records nothing says why; stats calls its dump empty.
+expect_run() {
+	local n=$1 want=$2; shift 2
+	"$@" >/dev/null 2>why.err
+	if [ "$(cat why.err)" = "$want" ]; then ok "$n"; else
+		bad "$n" "$(tr '\n' ' ' <why.err)"; fi
+}
+expect_run "run: 0 records because the children are not followed" \
+"ukcov: sh exited with status 0; 0 records, 0 dropped
+ukcov: warning: 0 records: sh ran no instrumented code itself; its child processes did, but run traces only the process it starts (run each program under ukcov run, or collect across processes with --remote)" \
+	"$U" run -o kids.dump -- sh -c './prog 1; ./prog 2'
+expect_run "run: 0 records because the program has no runtime" \
+"ukcov: true exited with status 0; 0 records, 0 dropped
+ukcov: warning: 0 records: true ran no instrumented code (it did not load libukcov: build it with ukcov-cc)" \
+	"$U" run -o true.dump -- true
+expect_run "stats: a valid, empty dump is called so" \
+	"ukcov: error: kids.dump: a valid dump, but empty: its run recorded no covered point" \
+	"$U" stats kids.dump
+[ "$("$U" stats kids.dump 2>/dev/null; echo $?)" = 1 ] && ok "stats of an empty dump exits 1, prints nothing" ||
+	bad "stats of an empty dump" "status or output"
+printf 'ukcov-dump 1\nmode pc\n' >cut.dump
+expect_run "stats: a truncated dump is still invalid" \
+	"ukcov: error: cut.dump: truncated: no 'end' line" "$U" stats cut.dump
+
 summary
