@@ -826,6 +826,7 @@ static int write_run(const struct options *o, const struct session *s,
 		     const struct strbuf *sb)
 {
 	char name[64];
+	FILE *f = NULL;
 	int fd, e = 0;
 
 	if (o->output)
@@ -833,11 +834,17 @@ static int write_run(const struct options *o, const struct session *s,
 	snprintf(name, sizeof(name), "ukcov.%ld.%s", (long)s->pid,
 		 o->raw ? "raw" : "dump");
 	fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (fd < 0 || (sb->n && write(fd, sb->s, sb->n) != (ssize_t)sb->n))
-		e = errno ? errno : EIO;
-	if (fd >= 0 && close(fd) < 0 && !e)
+	if (fd < 0 || !(f = fdopen(fd, "wb")))
 		e = errno;
+	else if ((sb->n && fwrite(sb->s, 1, sb->n, f) != sb->n) || fflush(f))
+		e = errno ? errno : EIO;
+	if (f && fclose(f) != 0 && !e)
+		e = errno;
+	else if (!f && fd >= 0)
+		close(fd);
 	if (e) {
+		if (fd >= 0)	/* ours (O_EXCL): no half-written dump */
+			unlink(name);
 		msg_error("%s: %s%s", name, strerror(e), e == EEXIST ?
 			  " (not replaced: name the output with -o)" : "");
 		return EXIT_DATA;
