@@ -422,9 +422,9 @@ static int remote_enable(struct session *s)
 	int r = 0;
 
 	if (strlen(s->modules) >= REMOTE_MODULES_MAX) {
-		msg_error("--remote: the module table's path %s is longer "
-			  "than the runtime takes (%d bytes): use a shorter "
-			  "$TMPDIR", s->modules, REMOTE_MODULES_MAX - 1);
+		msg_error("--remote: the module table's path in $TMPDIR has "
+			  "%zu bytes, more than the runtime's %d",
+			  strlen(s->modules), REMOTE_MODULES_MAX - 1);
 		return EXIT_DATA;
 	}
 	ra = xcalloc(1, sizeof(*ra) + s->nhandles * sizeof(uint64_t));

@@ -78,6 +78,17 @@ rc=$?
 	ok "run: a TMPDIR too long for a path is a one-line error" ||
 	bad "run with a 4 KiB TMPDIR" "rc $rc: $(cat no.err)"
 
+# --remote: the runtime keeps UKCOV_REMOTE_MODULES in 256 bytes and
+# would drop a longer path silently, so the tool refuses it first.
+rlong=$T/$(printf 'r%.0s' $(seq 240))
+mkdir -p "$rlong"
+TMPDIR=$rlong "$U" run --remote 0x100 -o rem.dump -- true >rem.out 2>rem.err
+rc=$?
+[ $rc -eq 1 ] && [ ! -e rem.dump ] && [ -z "$(ls -A "$rlong")" ] &&
+	[ "$(cat rem.err)" = "ukcov: error: --remote: the module table's path in \$TMPDIR has $(( ${#rlong} + 17 )) bytes, more than the runtime's 255" ] &&
+	ok "run --remote: a module table path over the runtime's 255 bytes is an error" ||
+	bad "run --remote with a long TMPDIR" "rc $rc: $(cat rem.err)"
+
 # ---- issue 20 item 13: CMP records keep their module through a merge ---
 # The two tables list the modules in other orders: each record must be
 # renumbered to its module's place in the merged, sorted table.
