@@ -52,12 +52,16 @@ same_file "merge: a module renamed by the union is matched by its new path" rab.
 # ---- issue 16 item 11: run with a long $TMPDIR --------------------------
 # The temporary files' names were cut to 40 bytes of $TMPDIR: a longer
 # one failed, or the files landed in the directory its prefix names.
-# The program lists the directories while the tool's files exist.
+# The program lists the directories while the tool's files exist (the
+# module table, and the process tree's directory: lib/tree.c).
+# nosuffix: the names without their mkstemp/mkdtemp suffixes.
+nosuffix() { sed 's/-[A-Za-z0-9]\{6\}//g' "$@"; }
 long=$T/$(printf 'd%.0s' $(seq 200))
 mkdir -p "$long"
 TMPDIR=$long "$U" run -o long.dump -- sh -c 'ls -A "$TMPDIR"' >long.out 2>long.err
 rc=$?
-[ $rc -eq 0 ] && grep -q '^mode pc$' long.dump && [ "$(sed 's/-[^-]*$//' long.out)" = ukcov-mod ] &&
+[ $rc -eq 0 ] && grep -q '^mode pc$' long.dump && [ "$(nosuffix long.out)" = "ukcov-mod
+ukcov-tree" ] &&
 	ok "run with a 200-byte TMPDIR writes its files there" ||
 	bad "run with a 200-byte TMPDIR" "rc $rc: $(cat long.out long.err | tr '\n' ' ')"
 [ -z "$(ls -A "$long")" ] && ok "run removes its files from a long TMPDIR" ||
@@ -67,8 +71,8 @@ mkdir -p "$pre" "${pre}q/tmp"
 [ ${#pre} -eq 40 ] || bad "prefix fixture" "${#pre} bytes"
 TMPDIR=${pre}q/tmp "$U" run -o pre.dump -- sh -c 'echo "in prefix:" $(ls -A "$0"); echo "in TMPDIR:" $(ls -A "$TMPDIR")' "$pre" >pre.out 2>pre.err
 rc=$?
-[ $rc -eq 0 ] && [ "$(sed 's/-[^-]*$//' pre.out)" = "in prefix:
-in TMPDIR: ukcov-mod" ] &&
+[ $rc -eq 0 ] && [ "$(nosuffix pre.out)" = "in prefix:
+in TMPDIR: ukcov-mod ukcov-tree" ] &&
 	ok "run: nothing created where TMPDIR's 40-byte prefix points" ||
 	bad "run with TMPDIR's prefix a directory" "rc $rc: $(cat pre.out pre.err | tr '\n' ' ')"
 toolong=$long/$(printf 'e%.0s' $(seq 4000))
@@ -202,10 +206,23 @@ expect_run() {
 	if [ "$(cat why.err)" = "$want" ]; then ok "$n"; else
 		bad "$n" "$(tr '\n' ' ' <why.err)"; fi
 }
-expect_run "run: 0 records because the children are not followed" \
+expect_run "run --no-follow: 0 records because the children are not followed" \
 "ukcov: sh exited with status 0; 0 records, 0 dropped
-ukcov: warning: 0 records: sh ran no instrumented code itself; its child processes did, but run traces only the process it starts (run each program under ukcov run, or collect across processes with --remote)" \
-	"$U" run -o kids.dump -- sh -c './prog 1; ./prog 2'
+ukcov: warning: 0 records: sh ran no instrumented code itself; its child processes did, but --no-follow traces only the process it starts" \
+	"$U" run --no-follow -o kids.dump -- sh -c './prog 1; ./prog 2'
+"$U" run -o kidsf.dump -- sh -c './prog 1; ./prog 2' >/dev/null 2>kidsf.err
+grep -q 'ukcov: 2 more processes of its tree: [1-9][0-9]* records' kidsf.err &&
+	! grep -q '0 records:' kidsf.err && [ -n "$("$U" print kidsf.dump)" ] &&
+	ok "run: the children a shell starts are followed by default" ||
+	bad "run follows children" "$(tr '\n' ' ' <kidsf.err)"
+# quiet: libukcov linked by ukcov-cc (gcc), but no point runs.
+printf '__attribute__((no_sanitize_coverage)) int main(void) { return 0; }\n' >quiet.c
+UKCOV_CC=gcc "$CCW" quiet.c -o quiet
+expect_run "run: 0 records, and none in the tree" \
+"ukcov: sh exited with status 0; 0 records, 0 dropped
+ukcov: 1 more process of its tree: 0 records, 0 dropped
+ukcov: warning: 0 records: neither sh nor the 1 processes of its tree that load libukcov ran instrumented code" \
+	"$U" run -o none.dump -- sh -c './quiet'
 expect_run "run: 0 records because the program has no runtime" \
 "ukcov: true exited with status 0; 0 records, 0 dropped
 ukcov: warning: 0 records: true ran no instrumented code (it did not load libukcov: build it with ukcov-cc)" \
