@@ -33,20 +33,32 @@ struct tree_buf {
 	size_t count;
 };
 
+/* name in dfd, opened only if it is a regular file (no link, FIFO or
+ * device), with its stat; the descriptor or -1. */
+static int open_regular(int dfd, const char *name, struct stat *st)
+{
+	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+			O_CLOEXEC);
+
+	if (fd >= 0 && (fstat(fd, st) < 0 || !S_ISREG(st->st_mode))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 static int tree_buf_read(int dfd, const char *name, long pid, long image,
 			 long tid, bool cmp, struct tree_buf *b)
 {
 	size_t per = cmp ? 4 : 1;
 	uint64_t words, entries, cap, n, have, head;
 	struct stat st;
-	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
-			O_CLOEXEC);
+	int fd = open_regular(dfd, name, &st);
 	int r = -1;
 
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    pread(fd, b->hdr, sizeof(b->hdr), 0) != (ssize_t)sizeof(b->hdr))
+	if (pread(fd, b->hdr, sizeof(b->hdr), 0) != (ssize_t)sizeof(b->hdr))
 		goto out;
 	entries = b->hdr[UKCOV_TR_ENTRIES];
 	words = b->hdr[UKCOV_TR_BITMAP];
@@ -134,14 +146,12 @@ static int tree_modules_read(int dfd, const char *name, long pid,
 {
 	char *buf = NULL, err[ERRLEN];
 	struct stat st;
-	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
-			O_CLOEXEC);
+	int fd = open_regular(dfd, name, &st);
 	int r = -1;
 
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-	    st.st_size < (64 << 20)) {
+	if (st.st_size < (64 << 20)) {
 		size_t len = (size_t)st.st_size;
 
 		buf = xmalloc(len + 1);
