@@ -147,19 +147,69 @@ int ukcov__setbuf_locked(struct ukcov_desc *d, int fd, uint64_t entries)
 	return 0;
 }
 
-/* Map the buffer for the runtime's own writes (once per process). */
+static const char *const peer_site_text[UKCOV_PEER_SITES] = {
+	"descriptor",
+	"remote collector of another process",
+	"descriptor inherited across exec",
+};
+
+/* Said once per site and process: a peer that keeps forging the block
+ * does not fill stderr. */
+void ukcov__peer_refused(enum ukcov_peer_site site, int fd, const char *why)
+{
+	static int said[UKCOV_PEER_SITES];
+	char msg[256];
+	int n;
+
+	if (__atomic_exchange_n(&said[site], 1, __ATOMIC_RELAXED))
+		return;
+	n = snprintf(msg, sizeof(msg),
+		     "ukcov: %s (fd %d) not used: %s; this coverage is off\n",
+		     peer_site_text[site], fd, why);
+	if (n > 0)
+		(void)!write(2, msg, (size_t)n < sizeof(msg) ? (size_t)n
+							      : sizeof(msg) - 1);
+}
+
+const char *ukcov__cb_check_fd(int fd, const struct ukcov_cb *cb,
+			       struct ukcov_cb_bounds *out)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		memset(out, 0, sizeof(*out));
+		return "not a regular file";
+	}
+	return ukcov__cb_check(cb, UKCOV_CB_SIZE, (uint64_t)st.st_size,
+			       (uint64_t)sysconf(_SC_PAGESIZE), out);
+}
+
+/* Map the buffer for the runtime's own writes (once per process), by
+ * one checked copy of entries and bytes: every later bound of this
+ * process (the threads' capacities) comes from d->entries, never from
+ * the block again. */
 int ukcov__map_buffer(struct ukcov_desc *d, int fd)
 {
+	struct ukcov_cb_bounds b;
+	const char *why;
 	void *p;
 
 	if (d->buf)
 		return 0;
-	p = ukcov__real_mmap(NULL, d->cb->bytes, PROT_READ | PROT_WRITE,
+	why = ukcov__cb_check_fd(fd, d->cb, &b);
+	if (!why && b.bytes == 0)
+		why = "no buffer";
+	if (why) {
+		ukcov__peer_refused(UKCOV_PEER_DESC, fd, why);
+		return -EINVAL;
+	}
+	p = ukcov__real_mmap(NULL, b.bytes, PROT_READ | PROT_WRITE,
 			     MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED)
 		return -ENOMEM;
 	d->buf = p;
-	d->buf_len = d->cb->bytes;
+	d->buf_len = b.bytes;
+	d->entries = b.entries;
 	return 0;
 }
 
