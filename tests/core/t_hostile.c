@@ -154,6 +154,27 @@ static void t_forged_bytes(const struct kc *k)
 		    "a buffer larger than the file holds");
 }
 
+/* The owner's own bounds are the copy it checked when it first mapped
+ * the buffer: entries forged between two enables does not widen what
+ * its thread writes. */
+static void t_forged_entries_owner(const struct kc *k)
+{
+	uint64_t *buf;
+	int fd = kc_setup(k, KC_ENTRIES, &buf);
+
+	kc_enable_ok(k, fd, 0);
+	kc_disable_ok(k, fd);
+	forge_u64(fd, CB_FIELD(entries), 1ULL << 28);
+	rec_reset(buf);
+	kc_enable_ok(k, fd, 0);
+	call_n(target_leaf, 1000);
+	CHECK_EQ(kc_dropped(k, fd), 1000 - (KC_ENTRIES - 1));
+	kc_disable_ok(k, fd);
+	expect_only_pcs(buf, KC_ENTRIES - 1, (const void *)target_leaf);
+	expect_nothing_past(fd, PAGE);
+	forge_u64(fd, CB_FIELD(entries), KC_ENTRIES);
+}
+
 /* (b) The exec'd image of hostile.exec_forged: many records, which a
  * takeover bounded by the forged entries would write past the 4096
  * bytes it maps. */
@@ -352,6 +373,7 @@ void register_hostile_tests(void)
 		{ "hostile.forged_entries", t_forged_entries },
 		{ "hostile.forged_entries_double", t_forged_entries_double },
 		{ "hostile.forged_bytes", t_forged_bytes },
+		{ "hostile.forged_entries_owner", t_forged_entries_owner },
 		{ "hostile.exec_forged", t_exec_forged },
 		{ "hostile.twenty_collectors", t_twenty_collectors },
 		{ "hostile.seventy_collectors", t_seventy_collectors },
