@@ -8,7 +8,7 @@
  * magic and layout, bit 1 makes bytes entries * 8 rounded to the page,
  * bit 2 passes a file size from the input instead of the right one,
  * bits 4-7 choose the page size (2^(bits + 8), or an odd one). */
-#include "internal.h"
+#include "../../../lib/internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
