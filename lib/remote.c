@@ -935,6 +935,55 @@ static int loader_count_of(struct dl_phdr_info *info, size_t size, void *arg)
 	return 1;
 }
 
+/* The module tables this process sent, by the file they went to (its
+ * inode and a hash of its path), kept across proxies: an evicted and
+ * reopened proxy does not append the same table again, else a feeder
+ * cycling over more collectors than PROXIES would grow their feeders
+ * memfds without bound.  [R] */
+#define SENT_MEMO 256
+static struct sent_memo {
+	uint64_t ino, path, loads;
+} sent_memo[SENT_MEMO];
+static unsigned sent_next;
+
+static uint64_t path_hash(const char *p)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;	/* FNV-1a */
+
+	while (*p)
+		h = (h ^ (unsigned char)*p++) * 0x100000001b3ULL;
+	return h;
+}
+
+static struct sent_memo *sent_find_locked(uint64_t ino, uint64_t path)
+{
+	unsigned i;
+
+	for (i = 0; i < SENT_MEMO; i++)
+		if (sent_memo[i].ino == ino && sent_memo[i].path == path)
+			return &sent_memo[i];
+	return NULL;
+}
+
+/* Was this table (loads) sent to c's file already?  Notes it if not. */
+static int sent_before_locked(const struct ukcov_collector *c, uint64_t loads)
+{
+	uint64_t path = path_hash(c->modules_path);
+	struct sent_memo *m;
+
+	if (!c->modules_ino)
+		return 0;	/* a named file: no identity to keep */
+	m = sent_find_locked(c->modules_ino, path);
+	if (m && m->loads == loads)
+		return 1;
+	if (!m)
+		m = &sent_memo[sent_next++ % SENT_MEMO];
+	m->ino = c->modules_ino;
+	m->path = path;
+	m->loads = loads;
+	return 0;
+}
+
 /* Once per collection this process feeds: its module table goes where
  * the collector asked, so the collector's tool can symbolize our PCs.
  * A collector that re-enables keeps its feeders memfd: the same table
@@ -955,7 +1004,8 @@ static void proxy_send_modules(const struct ukcov_thread *t,
 	    loads == c->sent_loads &&
 	    strcmp(c->modules_path, c->sent_path) == 0)
 		return;
-	ukcov__modules_snapshot_to(c->modules_path, c->modules_ino);
+	if (!sent_before_locked(c, loads))
+		ukcov__modules_snapshot_to(c->modules_path, c->modules_ino);
 	memcpy(c->sent_path, c->modules_path, sizeof(c->sent_path));
 	c->sent_ino = c->modules_ino;
 	c->sent_loads = loads;

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -231,10 +232,52 @@ static void t_exec_forged(const struct kc *k)
 	expect_only_pcs(buf, 1, (const void *)target_leaf);
 }
 
+/* The size of this process's feeders memfd (lib/feeders.c), where the
+ * processes feeding its collections append their module tables; -1 if
+ * there is none. */
+static long long feeders_size(void)
+{
+	char path[64], link[128];
+	struct stat st;
+	ssize_t n;
+	int fd;
+
+	for (fd = 0; fd < 1024; fd++) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		n = readlink(path, link, sizeof(link) - 1);
+		if (n <= 0)
+			continue;
+		link[n] = 0;
+		if (strncmp(link, "/memfd:ukcov-feeders", 20) == 0 &&
+		    fstat(fd, &st) == 0)
+			return (long long)st.st_size;
+	}
+	return -1;
+}
+
+/* A collector process of many_collectors: enabled for h, it checks
+ * that the feeder's second round appended no second module table. */
+static void many_collector_child(const struct kc *k, int fd, uint64_t h,
+				 const struct peer *p)
+{
+	long long size1;
+
+	if (remote_enable(k, fd, KC_ENTRIES, h))
+		_exit(2);
+	peer_tell(p);
+	peer_wait(p);		/* round 1 fed */
+	size1 = feeders_size();
+	peer_tell(p);
+	peer_wait(p);		/* round 2 fed */
+	if (kc_disable(k, fd) != 0)
+		_exit(3);
+	_exit(size1 <= 0 ? 4 : feeders_size() != size1 ? 5 : 0);
+}
+
 /* (c) n live collector processes, each its own handle and buffer, fed
- * by this process twice over, round-robin: each gets exactly its PCs.
- * More collectors than a proxy cache holds make the feeder evict and
- * reopen proxies (LRU). */
+ * by this process twice over, round-robin: each gets exactly its PCs,
+ * and this process's module table once.  More collectors than a proxy
+ * cache holds make the feeder evict and reopen proxies (LRU). */
 static void many_collectors(const struct kc *k, unsigned n)
 {
 	uint64_t **bufs = calloc(n, sizeof(*bufs));
@@ -245,21 +288,21 @@ static void many_collectors(const struct kc *k, unsigned n)
 	CHECK(bufs && ps && fds);
 	for (i = 0; i < n; i++) {
 		fds[i] = kc_setup(k, KC_ENTRIES, &bufs[i]);
-		if (peer_fork(&ps[i]) == 0) {
-			if (remote_enable(k, fds[i], KC_ENTRIES, H(0x100 + i)))
-				_exit(2);
-			peer_tell(&ps[i]);
-			peer_wait(&ps[i]);
-			_exit(kc_disable(k, fds[i]) == 0 ? 0 : 3);
-		}
+		if (peer_fork(&ps[i]) == 0)
+			many_collector_child(k, fds[i], H(0x100 + i), &ps[i]);
 		peer_wait(&ps[i]);
 	}
-	for (round = 0; round < 2; round++)
+	for (round = 0; round < 2; round++) {
 		for (i = 0; i < n; i++) {
 			ukcov_remote_start(H(0x100 + i));
 			call_n(target_leaf, 1 + i % 3);
 			ukcov_remote_stop();
 		}
+		for (i = 0; i < n && round == 0; i++) {
+			peer_tell(&ps[i]);
+			peer_wait(&ps[i]);
+		}
+	}
 	for (i = 0; i < n; i++) {
 		peer_tell(&ps[i]);
 		expect_exit0(ps[i].pid);
