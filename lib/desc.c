@@ -176,10 +176,15 @@ const char *ukcov__cb_check_fd(int fd, const struct ukcov_cb *cb,
 {
 	struct stat st;
 
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		memset(out, 0, sizeof(*out));
+	int seals = ukcov__real_fcntl(fd, F_GET_SEALS, 0);
+
+	memset(out, 0, sizeof(*out));
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
 		return "not a regular file";
-	}
+	/* ukcov_open seals every descriptor: a file that can shrink
+	 * would turn our mapping's pages into SIGBUS (HARD-PROBLEMS 13). */
+	if (seals < 0 || !(seals & F_SEAL_SHRINK))
+		return "the file is not sealed against shrinking";
 	return ukcov__cb_check(cb, UKCOV_CB_SIZE, (uint64_t)st.st_size,
 			       (uint64_t)sysconf(_SC_PAGESIZE), out);
 }
@@ -291,21 +296,37 @@ int ukcov__cb_init(int fd, int flavor)
 }
 
 /* The slow check for an fd this process has not seen as ukcov: a
- * regular file of exactly our size with our magic in the block.  Never
- * trusts the fd number. */
-int ukcov__fd_looks_like_ukcov(int fd)
+ * regular file of exactly our size with our magic in the block, sealed
+ * against shrinking as ukcov_open leaves it (a file another process
+ * could truncate would turn every page we map of it into SIGBUS).
+ * *why names a refused lookalike (an unsealed one), else stays NULL.
+ * Never trusts the fd number. */
+int ukcov__fd_ukcov_why(int fd, const char **why)
 {
 	struct stat st;
 	uint64_t magic = 0;
+	int seals;
 
 	if (fstat(fd, &st) != 0)
 		return -errno;
 	if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size != UKCOV_FILE_SIZE)
 		return 0;
 	if (pread(fd, &magic, sizeof(magic), (off_t)UKCOV_CB_OFF) !=
-	    (ssize_t)sizeof(magic))
+	    (ssize_t)sizeof(magic) || magic != UKCOV_MAGIC)
 		return 0;
-	return magic == UKCOV_MAGIC;
+	seals = ukcov__real_fcntl(fd, F_GET_SEALS, 0);
+	if (seals < 0 || !(seals & F_SEAL_SHRINK)) {
+		*why = "the file is not sealed against shrinking";
+		return 0;
+	}
+	return 1;
+}
+
+int ukcov__fd_looks_like_ukcov(int fd)
+{
+	const char *why = NULL;
+
+	return ukcov__fd_ukcov_why(fd, &why);
 }
 
 /* RUNNING -> DYING at the last close (FreeBSD kcov_mmap_cleanup,

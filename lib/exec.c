@@ -307,6 +307,7 @@ void ukcov__exec_takeover(void)
 	struct dirent *e;
 	struct ukcov_desc *d;
 	int fd, dfd, armed = 0, ncarriers = 0, carriers[16];
+	const char *why;
 
 	/* A setuid or setgid image takes over nothing its invoker
 	 * handed it (docs/FORMATS.md, "Trust"). */
@@ -323,8 +324,12 @@ void ukcov__exec_takeover(void)
 		fd = atoi(e->d_name);
 		if (e->d_name[0] < '0' || e->d_name[0] > '9' || fd == dfd)
 			continue;
-		if (ukcov__fd_looks_like_ukcov(fd) <= 0)
+		why = NULL;
+		if (ukcov__fd_ukcov_why(fd, &why) <= 0) {
+			if (why)
+				ukcov__peer_refused(UKCOV_PEER_EXEC, fd, why);
 			continue;
+		}
 		d = ukcov__fd_register_locked(fd);
 		if (!d)
 			continue;

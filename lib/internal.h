@@ -137,6 +137,8 @@ void ukcov__peer_refused(enum ukcov_peer_site site, int fd, const char *why);
 /* fd's block, checked against fd's size: NULL or why not. */
 const char *ukcov__cb_check_fd(int fd, const struct ukcov_cb *cb,
 			       struct ukcov_cb_bounds *out);
+/* ukcov__fd_looks_like_ukcov, saying why a lookalike is refused. */
+int ukcov__fd_ukcov_why(int fd, const char **why);
 
 /*
  * Per-process view of one descriptor (one memfd inode), shared by the

@@ -176,15 +176,34 @@ static void t_forged_entries_owner(const struct kc *k)
 	forge_u64(fd, CB_FIELD(entries), KC_ENTRIES);
 }
 
-/* (b) The exec'd image of hostile.exec_forged: many records, which a
- * takeover bounded by the forged entries would write past the 4096
- * bytes it maps. */
+/* (b) The exec'd image of hostile.exec_*: many records, which a
+ * takeover bounded by a forged entries would write past the 4096 bytes
+ * it maps.  With an fd argument it first truncates that file, as a
+ * peer can an unsealed one. */
 int hostile_exec_target_main(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
+	if (argc > 2 && ftruncate(atoi(argv[2]), 0) != 0)
+		return 2;
 	call_n(target_leaf, 2000);
 	return 0;
+}
+
+/* stderr of an exec'd image that refused its inherited descriptor:
+ * exactly one line, for some fd. */
+static void expect_exec_refusal(const char *msg, const char *why)
+{
+	static const char head[] =
+		"ukcov: descriptor inherited across exec (fd ";
+	char tail[256];
+	size_t n = strlen(msg), t;
+
+	snprintf(tail, sizeof(tail), ") not used: %s; this coverage is off\n",
+		 why);
+	t = strlen(tail);
+	if (strncmp(msg, head, sizeof(head) - 1) != 0 || n < t ||
+	    strcmp(msg + n - t, tail) != 0 || strchr(msg, '\n') != msg + n - 1)
+		FAIL("stderr \"%s\", want one line \"%s<fd>%s\"", msg, head,
+		     tail);
 }
 
 /* (b) A process enables a descriptor, forges entries = 2^30 (bytes
@@ -193,15 +212,9 @@ int hostile_exec_target_main(int argc, char **argv)
  * released (enabled again once the field is put back). */
 static void t_exec_forged(const struct kc *k)
 {
-	static const char tail[] =
-		") not used: a buffer larger than the file holds; this "
-		"coverage is off\n";
-	static const char head[] =
-		"ukcov: descriptor inherited across exec (fd ";
 	uint64_t *buf;
 	int fd = kc_setup(k, KC_ENTRIES, &buf);
 	char msg[1024];
-	size_t n;
 	struct peer p;
 
 	capture_stderr_begin();
@@ -216,13 +229,7 @@ static void t_exec_forged(const struct kc *k)
 	}
 	expect_exit0(p.pid);
 	capture_stderr_end(msg, sizeof(msg));
-	n = strlen(msg);
-	if (strncmp(msg, head, sizeof(head) - 1) != 0 ||
-	    n < sizeof(tail) - 1 ||
-	    strcmp(msg + n - (sizeof(tail) - 1), tail) != 0 ||
-	    strchr(msg, '\n') != msg + n - 1)
-		FAIL("stderr \"%s\", want one line \"%s<fd>%s\"", msg, head,
-		     tail);
+	expect_exec_refusal(msg, "a buffer larger than the file holds");
 	CHECK_EQ(rec_count(buf), 0);
 	expect_nothing_past(fd, PAGE);
 	forge_u64(fd, CB_FIELD(entries), KC_ENTRIES);
@@ -272,6 +279,40 @@ static void many_collector_child(const struct kc *k, int fd, uint64_t h,
 	if (kc_disable(k, fd) != 0)
 		_exit(3);
 	_exit(size1 <= 0 ? 4 : feeders_size() != size1 ? 5 : 0);
+}
+
+/* (b) A copy of a running descriptor's block in a memfd that is not
+ * sealed, handed across exec: a peer could truncate it under the new
+ * image's mapping (the image does, here), so it is not taken over. */
+static void t_exec_unsealed(const struct kc *k)
+{
+	uint64_t *buf;
+	int fd = kc_setup(k, KC_ENTRIES, &buf);
+	char msg[1024];
+	struct peer p;
+
+	capture_stderr_begin();
+	if (peer_fork(&p) == 0) {
+		char block[UKCOV_CB_SIZE], a[16];
+		char *argv[] = { "core", "--hostile-exec-target", a, NULL };
+		int m = memfd_create("ukcov", 0);
+
+		if (m < 0 || ftruncate(m, (off_t)UKCOV_FILE_SIZE) != 0 ||
+		    kc_enable_pc(k, fd) != 0)
+			_exit(2);
+		fd_read(fd, block, sizeof(block), (off_t)UKCOV_CB_OFF);
+		if (kc_disable(k, fd) != 0 || close(fd) != 0)
+			_exit(3);
+		/* Running, owned by this thread: what a takeover wants. */
+		fd_write(m, block, sizeof(block), (off_t)UKCOV_CB_OFF);
+		snprintf(a, sizeof(a), "%d", m);
+		execv("/proc/self/exe", argv);
+		_exit(4);
+	}
+	expect_exit0(p.pid);
+	capture_stderr_end(msg, sizeof(msg));
+	expect_exec_refusal(msg, "the file is not sealed against shrinking");
+	CHECK_EQ(rec_count(buf), 0);
 }
 
 /* (c) n live collector processes, each its own handle and buffer, fed
@@ -419,6 +460,7 @@ void register_hostile_tests(void)
 		{ "hostile.forged_bytes", t_forged_bytes },
 		{ "hostile.forged_entries_owner", t_forged_entries_owner, 1 },
 		{ "hostile.exec_forged", t_exec_forged, 1 },
+		{ "hostile.exec_unsealed", t_exec_unsealed, 1 },
 		{ "hostile.twenty_collectors", t_twenty_collectors },
 		{ "hostile.seventy_collectors", t_seventy_collectors },
 		{ "hostile.new_descriptor_each_round",
