@@ -543,7 +543,8 @@ void ukcov__nb_exec_failed(void);
 
 /* ---- modules.c (the tool's module table) ---- */
 void ukcov__modules_snapshot(void);
-void ukcov__modules_snapshot_to(const char *path, uint64_t ino);
+void ukcov__modules_snapshot_to(const char *path);
+void ukcov__modules_snapshot_peer(const char *path, uint64_t ino);
 
 /* ---- feeders.c (module tables of the processes feeding us) ---- */
 void ukcov__feeders_publish(struct ukcov_cb *cb);

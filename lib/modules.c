@@ -20,6 +20,7 @@
 #include <elf.h>
 #include <fcntl.h>
 #include <link.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -173,27 +174,73 @@ int put_end(struct line *l)
 
 void ukcov__modules_snapshot(void)
 {
-	ukcov__modules_snapshot_to(getenv("UKCOV_MODULES"), 0);
+	ukcov__modules_snapshot_to(getenv("UKCOV_MODULES"));
 }
 
-/* The same into path: a remote collector's table of its feeders
- * (remote.c).  With ino != 0 the path is a collector's feeders memfd
- * (feeders.c), and a file with another inode (the collector closed the
- * memfd and reused the number) is left alone. */
-void ukcov__modules_snapshot_to(const char *path, uint64_t ino)
+#define TABLE_OPEN (O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
+
+/* A collector's /proc/<pid>/fd/<n> (ino != 0) is looked at through
+ * O_PATH and opened only if it is still that regular file: after the
+ * number was reused it may be a FIFO without a reader, whose open
+ * blocks, or a terminal, which would become our controlling one.  A
+ * named file is created or opened without blocking, and used only if
+ * it is a regular file.  -1 if not to be written. */
+static int table_open(const char *path, uint64_t ino)
 {
+	char self[64];
 	struct stat st;
+	int fd, pfd;
+
+	if (!ino) {
+		fd = ukcov__real_open(path, TABLE_OPEN | O_CREAT, 0600);
+	} else {
+		pfd = ukcov__real_open(path, O_PATH | O_CLOEXEC, 0);
+		if (pfd < 0)
+			return -1;
+		fd = -1;
+		if (fstat(pfd, &st) == 0 && S_ISREG(st.st_mode) &&
+		    (uint64_t)st.st_ino == ino) {
+			snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
+			fd = ukcov__real_open(self, TABLE_OPEN, 0);
+		}
+		ukcov__real_close(pfd);
+	}
+	if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+			(ino && (uint64_t)st.st_ino != ino))) {
+		ukcov__real_close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+static void snapshot_into(int fd)
+{
 	struct line l;
 
-	if (!path || !*path)
+	if (fd < 0)
 		return;
-	l.fd = ukcov__real_open(path, O_WRONLY | O_APPEND | O_CLOEXEC |
-				(ino ? 0 : O_CREAT), 0600);
-	if (l.fd < 0)
-		return;
-	if (!ino || (fstat(l.fd, &st) == 0 && (uint64_t)st.st_ino == ino)) {
-		l.pid = (int)getpid();
-		dl_iterate_phdr(snapshot_object, &l);
-	}
-	ukcov__real_close(l.fd);
+	l.fd = fd;
+	l.pid = (int)getpid();
+	dl_iterate_phdr(snapshot_object, &l);
+	ukcov__real_close(fd);
+}
+
+/* Our own $UKCOV_MODULES: whatever the user named. */
+void ukcov__modules_snapshot_to(const char *path)
+{
+	if (path && *path)
+		snapshot_into(ukcov__real_open(path, O_WRONLY | O_APPEND |
+							 O_CLOEXEC | O_CREAT,
+					       0600));
+}
+
+/* The same into a remote collector's table of its feeders (remote.c),
+ * a path another process's control block named: with ino != 0 the
+ * collector's feeders memfd (feeders.c), and a file with another inode
+ * (the collector closed the memfd and reused the number) is left
+ * alone; table_open checks it before anything is written. */
+void ukcov__modules_snapshot_peer(const char *path, uint64_t ino)
+{
+	if (path && *path)
+		snapshot_into(table_open(path, ino));
 }

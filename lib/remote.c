@@ -1016,7 +1016,7 @@ static void proxy_send_modules(const struct ukcov_thread *t,
 	    strcmp(c->modules_path, c->sent_path) == 0)
 		return;
 	if (!sent_before_locked(c, loads))
-		ukcov__modules_snapshot_to(c->modules_path, c->modules_ino);
+		ukcov__modules_snapshot_peer(c->modules_path, c->modules_ino);
 	memcpy(c->sent_path, c->modules_path, sizeof(c->sent_path));
 	c->sent_ino = c->modules_ino;
 	c->sent_loads = loads;

@@ -239,13 +239,11 @@ static void t_exec_forged(const struct kc *k)
 	expect_only_pcs(buf, 1, (const void *)target_leaf);
 }
 
-/* The size of this process's feeders memfd (lib/feeders.c), where the
- * processes feeding its collections append their module tables; -1 if
- * there is none. */
-static long long feeders_size(void)
+/* This process's feeders memfd (lib/feeders.c), where the processes
+ * feeding its collections append their module tables, or -1. */
+static int feeders_fd(void)
 {
 	char path[64], link[128];
-	struct stat st;
 	ssize_t n;
 	int fd;
 
@@ -255,11 +253,18 @@ static long long feeders_size(void)
 		if (n <= 0)
 			continue;
 		link[n] = 0;
-		if (strncmp(link, "/memfd:ukcov-feeders", 20) == 0 &&
-		    fstat(fd, &st) == 0)
-			return (long long)st.st_size;
+		if (strncmp(link, "/memfd:ukcov-feeders", 20) == 0)
+			return fd;
 	}
 	return -1;
+}
+
+static long long feeders_size(void)
+{
+	struct stat st;
+	int fd = feeders_fd();
+
+	return fd >= 0 && fstat(fd, &st) == 0 ? (long long)st.st_size : -1;
 }
 
 /* A collector process of many_collectors: enabled for h, it checks
@@ -447,6 +452,43 @@ static void t_proxy_reused_fd_tty(const struct kc *k)
 	CHECK_EQ(rec_count(buf), 0);
 }
 
+/* (9) The collector's feeders memfd number now names a FIFO without a
+ * reader: a feeder that opened it for writing would block for ever in
+ * its section start.  It leaves it alone, and the section's PCs still
+ * arrive. */
+static void t_feeders_fd_fifo(const struct kc *k)
+{
+	char dir[] = "/tmp/ukcov-fifo.XXXXXX", fifo[64];
+	uint64_t *buf, h = H(5);
+	int fd = kc_setup(k, KC_ENTRIES, &buf);
+	struct peer c;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(fifo, sizeof(fifo), "%s/f", dir);
+	CHECK_OK(mkfifo(fifo, 0600));
+	if (peer_fork(&c) == 0) {
+		int ffd, p;
+
+		if (remote_enable(k, fd, KC_ENTRIES, h))
+			_exit(2);
+		ffd = feeders_fd();
+		p = open(fifo, O_PATH | O_CLOEXEC);
+		/* Past the runtime, as a reused number would be. */
+		if (ffd < 0 || p < 0 || syscall(SYS_dup3, p, ffd, 0) != ffd)
+			_exit(3);
+		peer_tell(&c);
+		peer_wait(&c);
+		_exit(0);
+	}
+	peer_wait(&c);
+	expect_exit0(feeder(h, 1, 1));
+	peer_tell(&c);
+	expect_exit0(c.pid);
+	unlink(fifo);
+	rmdir(dir);
+	expect_only_pcs(buf, 1, (const void *)target_leaf);
+}
+
 void register_hostile_tests(void)
 {
 	static const struct {
@@ -466,6 +508,7 @@ void register_hostile_tests(void)
 		{ "hostile.new_descriptor_each_round",
 		  t_new_descriptor_each_round },
 		{ "hostile.proxy_reused_fd_tty", t_proxy_reused_fd_tty },
+		{ "hostile.feeders_fd_fifo", t_feeders_fd_fifo },
 	};
 	unsigned i;
 
