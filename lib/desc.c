@@ -235,6 +235,12 @@ int ukcov__enable_uniq_locked(struct ukcov_desc *d, int fd, int mode,
 	struct ukcov_thread *t = &__ukcov_thread;
 	int rc = ukcov__map_buffer(d, fd);
 
+	/* The caller checked words against the block's entries; the
+	 * bound is this process's checked copy (a peer may have changed
+	 * the block's since). */
+	if (rc == 0 && uniq_words &&
+	    ukcov__uniq_check_words(d->entries, uniq_words))
+		rc = -EINVAL;
 	if (rc == 0)
 		rc = ukcov__uniq_prepare(t, mode, uniq_words);
 	if (rc)

@@ -176,6 +176,27 @@ static void t_forged_entries_owner(const struct kc *k)
 	forge_u64(fd, CB_FIELD(entries), KC_ENTRIES);
 }
 
+/* The same for a unique bitmap: words that fit the forged entries but
+ * not the buffer this process mapped are EINVAL, as the kernel's
+ * bitmap_words >= size - 1, and the buffer is left alone. */
+static void t_forged_entries_unique(const struct kc *k)
+{
+	uint64_t *buf;
+	int fd = kc_setup(k, KC_ENTRIES, &buf);
+
+	kc_enable_ok(k, fd, 0);
+	kc_disable_ok(k, fd);
+	forge_u64(fd, CB_FIELD(entries), 1ULL << 20);
+	rec_reset(buf);
+	CHECK_ERR(kc_req(k, fd, KCOV_UNIQUE_ENABLE, 4 * KC_ENTRIES), EINVAL);
+	call_n(target_leaf, 10);
+	CHECK_EQ(rec_count(buf), 0);
+	expect_nothing_past(fd, PAGE);
+	forge_u64(fd, CB_FIELD(entries), KC_ENTRIES);
+	CHECK_OK(kc_req(k, fd, KCOV_UNIQUE_ENABLE, 8));
+	kc_disable_ok(k, fd);
+}
+
 /* (b) The exec'd image of hostile.exec_*: many records, which a
  * takeover bounded by a forged entries would write past the 4096 bytes
  * it maps.  With an fd argument it first truncates that file, as a
@@ -501,6 +522,7 @@ void register_hostile_tests(void)
 		{ "hostile.forged_entries_double", t_forged_entries_double },
 		{ "hostile.forged_bytes", t_forged_bytes },
 		{ "hostile.forged_entries_owner", t_forged_entries_owner, 1 },
+		{ "hostile.forged_entries_unique", t_forged_entries_unique, 1 },
 		{ "hostile.exec_forged", t_exec_forged, 1 },
 		{ "hostile.exec_unsealed", t_exec_unsealed, 1 },
 		{ "hostile.twenty_collectors", t_twenty_collectors },
