@@ -188,7 +188,7 @@ static void t_forged_entries_unique(const struct kc *k)
 	kc_disable_ok(k, fd);
 	forge_u64(fd, CB_FIELD(entries), 1ULL << 20);
 	rec_reset(buf);
-	CHECK_ERR(kc_req(k, fd, KCOV_UNIQUE_ENABLE, 4 * KC_ENTRIES), EINVAL);
+	CHECK_ERR(kc_req(k, fd, KCOV_UNIQUE_ENABLE, 4UL * KC_ENTRIES), EINVAL);
 	call_n(target_leaf, 10);
 	CHECK_EQ(rec_count(buf), 0);
 	expect_nothing_past(fd, PAGE);
