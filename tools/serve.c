@@ -31,8 +31,10 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <microhttpd.h>
@@ -45,19 +47,39 @@
  * 127.0.0.1, --port 8001). */
 #define SERVE_DEFAULT_PORT 8001
 #define SERVE_MAX_URL 1024		/* longer: 414 */
-#define SERVE_MAX_RESPONSE (64u << 20)	/* bigger: refused */
+#define SERVE_MAX_RESPONSE SOURCE_MAX_BYTES	/* bigger: refused */
 #define SERVE_CONN_TIMEOUT 5		/* seconds idle per connection */
-#define SERVE_CONN_LIMIT 64
+/* Seconds from accept (or from the end of the last answer) to a
+ * complete request line and headers: the idle timeout restarts at every
+ * byte, so a peer trickling a header line every few seconds would hold
+ * its connection for ever. */
+#define SERVE_REQUEST_DEADLINE 10
+/* Room for a browser's few connections while many others wait for
+ * their deadline (64 trickling peers must not lock everyone out). */
+#define SERVE_CONN_LIMIT 256
 #define SERVE_CONN_MEMORY (16u << 10)	/* request line + headers */
 #define SERVE_POLL_NS 250000000L	/* watch period: 0.25 s */
 
 /* ---- the served state ---- */
+
+/* One open connection, for the request deadline. */
+struct conn {
+	struct conn *prev, *next;	/* conns_lock */
+	int fd;				/* const; MHD's socket */
+	struct timespec since;		/* conns_lock: accept, or last answer */
+	bool busy;			/* conns_lock: a request is answered */
+};
 
 struct served {
 	pthread_mutex_t lock;
 	struct site site;		/* lock */
 	unsigned long generation;	/* lock */
 	char *root_real;		/* --source-root's realpath; const */
+	char *self;			/* bound address as in a Host header,
+					 * "[::1]" for IPv6; const once served */
+	unsigned port;			/* const once served */
+	pthread_mutex_t conns_lock;
+	struct conn *conns;		/* conns_lock */
 };
 
 /* ---- watching ---- */
@@ -79,6 +101,13 @@ struct watch {
 	struct wfile *files;	/* sorted by path */
 	size_t nfiles;
 	size_t warned_missing;	/* missing sources last warned about */
+	size_t warned_refused;
+	/* Without --source-root: the source paths the DWARF of the
+	 * binaries on the command line names, sorted; a file dropped into
+	 * a watched directory names no other (a .symcov saying /etc/passwd
+	 * gets a page without text).  NULL: no watched directory. */
+	char **trusted;
+	size_t ntrusted;
 };
 
 static bool is_dir(const char *path)
@@ -276,8 +305,64 @@ static void watch_init(struct watch *w, const struct options *o)
 	}
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every file that one binary's points are located in, appended. */
+static void binary_sources(const char *bin, const struct options *o,
+			   struct strbuf *list)
+{
+	/* No ignorelist, no dead-file skipping: a superset of the files
+	 * any report of this binary names is still only its DWARF's. */
+	struct cov_opts co = { .strip_prefix = o->strip_prefix };
+	struct pcvec none = { 0 };
+	struct strtab strs = { 0 };
+	struct symcov sc;
+
+	symcov_init(&sc, &strs);
+	if (symcov_from_binary(bin, &none, bin, &co, &sc) == 0)
+		for (size_t i = 0; i < sc.nlocs; i++) {
+			sb_puts(list, sc.locs[i].file);
+			sb_add(list, "", 1);
+		}
+	symcov_free(&sc);
+	strtab_free(&strs);
+}
+
+static void watch_trust_binaries(struct watch *w, const struct options *o)
+{
+	struct strbuf list = { 0 };
+	size_t n = 0, k = 0;
+
+	for (size_t i = 0; i < w->nfixed; i++)
+		if (kind_of(w->fixed[i]) == CK_ELF)
+			binary_sources(w->fixed[i], o, &list);
+	for (size_t off = 0; off < list.n; off += strlen(list.s + off) + 1)
+		n++;
+	w->trusted = xcalloc(n + 1, sizeof(*w->trusted));
+	for (size_t off = 0; off < list.n; off += strlen(list.s + off) + 1)
+		w->trusted[k++] = xstrdup(list.s + off);
+	if (n > 1)
+		qsort(w->trusted, n, sizeof(*w->trusted), cmp_str);
+	w->ntrusted = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (w->ntrusted && !strcmp(w->trusted[w->ntrusted - 1],
+					   w->trusted[i])) {
+			free(w->trusted[i]);
+			continue;
+		}
+		w->trusted[w->ntrusted++] = w->trusted[i];
+	}
+	sb_free(&list);
+}
+
 static void watch_free(struct watch *w)
 {
+	for (size_t i = 0; w->trusted && i < w->ntrusted; i++)
+		free(w->trusted[i]);
+	free(w->trusted);
 	for (size_t i = 0; i < w->nfiles; i++)
 		free(w->files[i].path);
 	free(w->files);
@@ -340,10 +425,14 @@ static int build_site(struct options *o, struct watch *w,
 		report_inputs_describe(&oo, &ri);
 		report_opts_from(&oo, &ri, &ro);
 		ro.generation = gen;
+		ro.trusted = (const char *const *)w->trusted;
+		ro.ntrusted = w->ntrusted;
 		site_build(&ro, &rep, s);
-		if (s->missing_sources != w->warned_missing)
-			report_warn_missing(s);	/* not at every rebuild */
+		if (s->missing_sources != w->warned_missing ||
+		    s->refused_sources != w->warned_refused)
+			report_warn_missing(&ro, s); /* not at every rebuild */
 		w->warned_missing = s->missing_sources;
+		w->warned_refused = s->refused_sources;
 		report_inputs_free(&ri);
 		report_free(&rep);
 		symcov_free(&sc);
@@ -453,15 +542,14 @@ static bool clean_segments(const char *p)
 	return true;
 }
 
-/* A source under the root; its real path must stay under it. */
+/* A source under the root; its real path must stay under it, and only
+ * a regular file is read, by the descriptor that was checked. */
 static enum MHD_Result serve_source(struct MHD_Connection *c,
 				    const struct served *sv, const char *rel)
 {
-	char *joined, *real;
-	size_t n;
-	struct stat st;
-	char *text = NULL;
+	char *joined, *real, *text = NULL;
 	size_t len = 0;
+	const char *why;
 	enum MHD_Result r;
 
 	if (!sv->root_real)
@@ -469,25 +557,23 @@ static enum MHD_Result serve_source(struct MHD_Connection *c,
 	joined = xasprintf("%s/%s", sv->root_real, rel);
 	real = realpath(joined, NULL);
 	free(joined);
-	n = strlen(sv->root_real);
 	if (!real)
 		return reply_error(c, MHD_HTTP_NOT_FOUND, "Not Found");
-	if (strncmp(real, sv->root_real, n) != 0 || real[n] != '/') {
+	if (!path_under(real, sv->root_real)) {
 		free(real);
 		return reply_error(c, MHD_HTTP_FORBIDDEN,
 				   "Forbidden: outside the source root");
 	}
-	if (stat(real, &st) < 0 || !S_ISREG(st.st_mode)) {
+	if (is_dir(real)) {
 		free(real);
 		return reply_error(c, MHD_HTTP_NOT_FOUND, "Not Found");
 	}
-	if ((unsigned long long)st.st_size > SERVE_MAX_RESPONSE ||
-	    read_whole_file(real, &text, &len) < 0 ||
-	    len > SERVE_MAX_RESPONSE) {
+	if (read_regular_file(real, SERVE_MAX_RESPONSE, &text, &len,
+			      &why) < 0) {
 		free(real);
-		free(text);
 		return reply_error(c, MHD_HTTP_FORBIDDEN,
-				   "Forbidden: unreadable or too large");
+				   "Forbidden: not a regular file, "
+				   "unreadable or too large");
 	}
 	r = reply(c, MHD_HTTP_OK, "text/plain; charset=utf-8", text, len);
 	free(real);
@@ -523,6 +609,135 @@ static enum MHD_Result serve_page(struct MHD_Connection *c,
 	return r;
 }
 
+/*
+ * DNS rebinding: a page of evil.example whose name now resolves to
+ * 127.0.0.1 reaches us with "Host: evil.example:PORT".  Only our own
+ * names are answered: the bound address, 127.0.0.1, localhost and
+ * [::1], with our port or none (RFC 9110 7.2: the port is optional).
+ */
+static bool host_is_self(const struct served *sv, const char *host)
+{
+	static const char *const names[] = { "127.0.0.1", "localhost",
+					      "[::1]" };
+	const char *colon;
+	size_t n;
+	char port[16];
+
+	if (!host)
+		return false;
+	colon = strrchr(host, ':');
+	if (colon && strchr(colon, ']'))
+		colon = NULL;	/* "[::1]": the colons are the address's */
+	n = colon ? (size_t)(colon - host) : strlen(host);
+	snprintf(port, sizeof(port), "%u", sv->port);
+	if (colon && strcmp(colon + 1, port) != 0)
+		return false;
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
+		if (strlen(names[i]) == n && !strncasecmp(host, names[i], n))
+			return true;
+	return strlen(sv->self) == n && !strncasecmp(host, sv->self, n);
+}
+
+/* ---- the request deadline ---- */
+
+static struct timespec now_mono(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t;
+}
+
+static struct conn *conn_of(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *i = MHD_get_connection_info(
+		c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	return i ? i->socket_context : NULL;
+}
+
+/* Headers complete: the deadline no longer applies (a slow reader of a
+ * big page is the idle timeout's business). */
+static void conn_mark_busy(struct served *sv, struct MHD_Connection *c)
+{
+	struct conn *k = conn_of(c);
+
+	pthread_mutex_lock(&sv->conns_lock);
+	if (k)
+		k->busy = true;
+	pthread_mutex_unlock(&sv->conns_lock);
+}
+
+/* MHD_OPTION_NOTIFY_COMPLETED: the next request's clock starts now. */
+static void on_completed(void *cls, struct MHD_Connection *c, void **state,
+			 enum MHD_RequestTerminationCode why)
+{
+	struct served *sv = cls;
+	struct conn *k = conn_of(c);
+
+	(void)state;
+	(void)why;
+	pthread_mutex_lock(&sv->conns_lock);
+	if (k) {
+		k->busy = false;
+		k->since = now_mono();
+	}
+	pthread_mutex_unlock(&sv->conns_lock);
+}
+
+/* MHD_OPTION_NOTIFY_CONNECTION: keep the list the deadline walks.
+ * libmicrohttpd calls CLOSED before it closes the socket, so under
+ * conns_lock every listed fd is still the connection's. */
+static void on_connection(void *cls, struct MHD_Connection *c, void **ctx,
+			  enum MHD_ConnectionNotificationCode what)
+{
+	struct served *sv = cls;
+	struct conn *k = *ctx;
+	const union MHD_ConnectionInfo *i;
+
+	if (what == MHD_CONNECTION_NOTIFY_STARTED) {
+		i = MHD_get_connection_info(c,
+					    MHD_CONNECTION_INFO_CONNECTION_FD);
+		k = xcalloc(1, sizeof(*k));
+		k->fd = i ? i->connect_fd : -1;
+		k->since = now_mono();
+		pthread_mutex_lock(&sv->conns_lock);
+		k->next = sv->conns;
+		if (sv->conns)
+			sv->conns->prev = k;
+		sv->conns = k;
+		pthread_mutex_unlock(&sv->conns_lock);
+		*ctx = k;
+		return;
+	}
+	if (!k)
+		return;
+	pthread_mutex_lock(&sv->conns_lock);
+	if (k->prev)
+		k->prev->next = k->next;
+	else
+		sv->conns = k->next;
+	if (k->next)
+		k->next->prev = k->prev;
+	pthread_mutex_unlock(&sv->conns_lock);
+	free(k);
+	*ctx = NULL;
+}
+
+/* Shut down the connections past the deadline without a complete
+ * request; libmicrohttpd sees the end of the socket and closes it. */
+static void reap_slow_requests(struct served *sv)
+{
+	struct timespec now = now_mono();
+
+	pthread_mutex_lock(&sv->conns_lock);
+	for (struct conn *k = sv->conns; k; k = k->next)
+		if (!k->busy && k->fd >= 0 &&
+		    now.tv_sec - k->since.tv_sec >= SERVE_REQUEST_DEADLINE)
+			shutdown(k->fd, SHUT_RDWR);
+	pthread_mutex_unlock(&sv->conns_lock);
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 				  const char *url, const char *method,
 				  const char *version, const char *upload,
@@ -535,6 +750,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 	(void)upload;
 	(void)upload_size;
 	(void)state;
+	conn_mark_busy(sv, c);
+	if (!host_is_self(sv, MHD_lookup_connection_value(
+				      c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST)))
+		return reply_error(c, MHD_HTTP_MISDIRECTED_REQUEST,
+				   "Misdirected Request: unknown Host");
 	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 &&
 	    strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
 		return reply_error(c, MHD_HTTP_METHOD_NOT_ALLOWED,
@@ -635,6 +855,8 @@ static struct MHD_Daemon *start_daemon(int fd, bool v6, struct served *sv)
 		(unsigned int)SERVE_CONN_LIMIT,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)SERVE_CONN_MEMORY,
 		MHD_OPTION_UNESCAPE_CALLBACK, keep_escaped, NULL,
+		MHD_OPTION_NOTIFY_CONNECTION, on_connection, sv,
+		MHD_OPTION_NOTIFY_COMPLETED, on_completed, sv,
 		MHD_OPTION_END);
 }
 
@@ -670,6 +892,7 @@ static void serve_loop(struct options *o, struct watch *w, struct served *sv,
 
 		if (sigtimedwait(stop, NULL, &period) >= 0)
 			return;
+		reap_slow_requests(sv);
 		if (!w->ndirs || !watch_poll(w))
 			continue;
 		if (build_site(o, w, gen + 1, &s) == 0)
@@ -689,6 +912,8 @@ static int serve_prepare(struct options *o, struct served *sv,
 		msg_error("%s: %s", o->source_root, strerror(errno));
 		return EXIT_DATA;
 	}
+	if (w->ndirs && !o->source_root)
+		watch_trust_binaries(w, o);
 	if (w->ndirs) {
 		/* Take what is there now, without waiting for a poll. */
 		watch_poll(w);
@@ -707,7 +932,8 @@ static int serve_prepare(struct options *o, struct served *sv,
 
 int cmd_serve(struct options *o)
 {
-	struct served sv = { .lock = PTHREAD_MUTEX_INITIALIZER };
+	struct served sv = { .lock = PTHREAD_MUTEX_INITIALIZER,
+			     .conns_lock = PTHREAD_MUTEX_INITIALIZER };
 	struct watch w;
 	struct listen_addr a;
 	struct MHD_Daemon *d = NULL;
@@ -738,6 +964,8 @@ int cmd_serve(struct options *o)
 			 "--source-root", host);
 	if (!r && (fd = open_listener(host, &a, &port)) < 0)
 		r = EXIT_DATA;
+	sv.self = xasprintf(a.v6 ? "[%s]" : "%s", host);
+	sv.port = port;
 	if (!r && !(d = start_daemon(fd, a.v6, &sv))) {
 		msg_error("serve: the HTTP server did not start");
 		close(fd);
@@ -754,5 +982,6 @@ int cmd_serve(struct options *o)
 	watch_free(&w);
 	site_free(&sv.site);
 	free(sv.root_real);
+	free(sv.self);
 	return r;
 }
