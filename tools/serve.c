@@ -204,16 +204,19 @@ static void scan_dir(const char *dir, struct wfile **v, size_t *n,
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
+	size_t dn = strlen(dir);
 
 	if (!d)
 		return;
+	while (dn > 0 && dir[dn - 1] == '/')
+		dn--;	/* "watch/" names "watch/a.dump", not "watch//a.dump" */
 	while ((e = readdir(d)) != NULL) {
 		struct stat st;
 		char *p;
 
 		if (e->d_name[0] == '.')
 			continue;
-		p = xasprintf("%s/%s", dir, e->d_name);
+		p = xasprintf("%.*s/%s", (int)dn, dir, e->d_name);
 		if (stat(p, &st) < 0 || !S_ISREG(st.st_mode)) {
 			free(p);
 			continue;
@@ -861,6 +864,27 @@ static struct MHD_Daemon *start_daemon(int fd, bool v6, struct served *sv)
 }
 
 /* ---- the command ---- */
+
+void serve_usage(FILE *f)
+{
+	fprintf(f,
+"usage: ukcov serve [--port N] [--bind ADDR] [--source-root DIR]\n"
+"                   [--strip-path-prefix P] [--title T] INPUT|DIR...\n"
+"\n"
+"The pages of `ukcov report -o DIR`, served from memory over HTTP until\n"
+"SIGINT or SIGTERM.  INPUTs are binaries, .sancov files, dumps and\n"
+".symcov files; a DIR is watched and its new coverage files merged in.\n"
+"\n"
+"  --port N             TCP port (default %d; 0: any free port)\n"
+"  --bind ADDR          numeric listening address (default 127.0.0.1)\n"
+"  --source-root DIR    sources are read only under DIR (by real path)\n"
+"                       and served at /source/PATH\n"
+"\n"
+"Without --source-root and with a watched DIR, only the sources named by\n"
+"the debug info of the binaries on the command line are shown.  Only\n"
+"requests with Host 127.0.0.1, localhost, [::1] or ADDR (with the port\n"
+"or none) are answered.  See ukcov(1).\n", SERVE_DEFAULT_PORT);
+}
 
 static int parse_port(const char *s, unsigned *port)
 {
