@@ -9,8 +9,9 @@
  *
  * Threads: libmicrohttpd's one internal polling thread answers requests;
  * the main thread polls the watched directories, rebuilds the site and
- * swaps it in, and waits for SIGINT/SIGTERM with sigtimedwait (both
- * blocked in every thread, so no handler runs anywhere).
+ * swaps it in; a third thread takes SIGINT/SIGTERM with sigwait (both
+ * blocked in every thread, so no handler runs anywhere) and ends the
+ * process even if the main thread is stuck reading an input.
  *
  * What is served (everything else is 4xx, decided before any file is
  * touched): GET/HEAD of "/", the site's pages, "/version.json" and, with
@@ -904,17 +905,117 @@ static int parse_port(const char *s, unsigned *port)
 	return 0;
 }
 
+/*
+ * SIGINT and SIGTERM are blocked in every thread and taken by one
+ * thread with sigwait: the main thread may be stuck in a read (an input
+ * named on the command line that is a FIFO without a writer), and a
+ * signal must end serve all the same.  The main thread is given
+ * SERVE_STOP_GRACE seconds to stop the server cleanly.
+ */
+#define SERVE_STOP_GRACE 2
+
+struct stopper {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;	/* CLOCK_MONOTONIC */
+	sigset_t set;		/* const */
+	bool stopping;		/* lock: a signal came */
+	bool done;		/* lock: the main thread has stopped */
+	pthread_t thread;
+};
+
+static struct timespec mono_after(long sec, long ns)
+{
+	struct timespec t = now_mono();
+
+	t.tv_sec += sec + (t.tv_nsec + ns) / 1000000000L;
+	t.tv_nsec = (t.tv_nsec + ns) % 1000000000L;
+	return t;
+}
+
+static void *stopper_main(void *arg)
+{
+	struct stopper *st = arg;
+	struct timespec until;
+	int sig, e = 0;
+
+	while (sigwait(&st->set, &sig) != 0)
+		;
+	pthread_mutex_lock(&st->lock);
+	st->stopping = true;
+	pthread_cond_broadcast(&st->cond);
+	until = mono_after(SERVE_STOP_GRACE, 0);
+	while (!st->done && e != ETIMEDOUT)
+		e = pthread_cond_timedwait(&st->cond, &st->lock, &until);
+	if (!st->done) {
+		msg_warn("serve: stopped while an input was being read");
+		_exit(0);
+	}
+	pthread_mutex_unlock(&st->lock);
+	return NULL;
+}
+
+static int stopper_start(struct stopper *st)
+{
+	pthread_condattr_t ca;
+
+	memset(st, 0, sizeof(*st));
+	pthread_mutex_init(&st->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&st->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	sigemptyset(&st->set);
+	sigaddset(&st->set, SIGINT);
+	sigaddset(&st->set, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &st->set, NULL);
+	if (pthread_create(&st->thread, NULL, stopper_main, st) != 0) {
+		msg_error("serve: cannot start a thread: %s", strerror(errno));
+		return EXIT_DATA;
+	}
+	return 0;
+}
+
+/* True once a signal came; waits at most ns for one. */
+static bool stopper_wait(struct stopper *st, long ns)
+{
+	struct timespec until = mono_after(0, ns);
+	bool stop;
+	int e = 0;
+
+	pthread_mutex_lock(&st->lock);
+	while (!st->stopping && e != ETIMEDOUT)
+		e = pthread_cond_timedwait(&st->cond, &st->lock, &until);
+	stop = st->stopping;
+	pthread_mutex_unlock(&st->lock);
+	return stop;
+}
+
+/* The main thread is done: release the stopper (woken by a signal of
+ * our own if none came: an early error). */
+static void stopper_end(struct stopper *st)
+{
+	bool stopping;
+
+	pthread_mutex_lock(&st->lock);
+	st->done = true;
+	stopping = st->stopping;
+	pthread_cond_broadcast(&st->cond);
+	pthread_mutex_unlock(&st->lock);
+	if (!stopping)
+		pthread_kill(st->thread, SIGTERM);
+	pthread_join(st->thread, NULL);
+}
+
 /* Poll and rebuild until SIGINT or SIGTERM. */
 static void serve_loop(struct options *o, struct watch *w, struct served *sv,
-		       const sigset_t *stop)
+		       struct stopper *st)
 {
-	struct timespec period = { 0, SERVE_POLL_NS };
 	unsigned long gen = 1;
 
 	for (;;) {
 		struct site s;
 
-		if (sigtimedwait(stop, NULL, &period) >= 0)
+		if (stopper_wait(st, SERVE_POLL_NS))
 			return;
 		reap_slow_requests(sv);
 		if (!w->ndirs || !watch_poll(w))
@@ -962,7 +1063,7 @@ int cmd_serve(struct options *o)
 	struct listen_addr a;
 	struct MHD_Daemon *d = NULL;
 	const char *host = o->bind ? o->bind : "127.0.0.1";
-	sigset_t stop;
+	struct stopper stop;
 	unsigned port;
 	int fd = -1, r;
 
@@ -977,10 +1078,8 @@ int cmd_serve(struct options *o)
 			  "'%s'", host);
 		return EXIT_USAGE;
 	}
-	sigemptyset(&stop);
-	sigaddset(&stop, SIGINT);
-	sigaddset(&stop, SIGTERM);
-	pthread_sigmask(SIG_BLOCK, &stop, NULL);
+	if ((r = stopper_start(&stop)))
+		return r;
 	r = serve_prepare(o, &sv, &w);
 	if (!r && !is_loopback(&a))
 		msg_warn("serving on %s, not a loopback address: whoever "
@@ -1003,6 +1102,7 @@ int cmd_serve(struct options *o)
 		MHD_stop_daemon(d);
 		close(fd);
 	}
+	stopper_end(&stop);
 	watch_free(&w);
 	site_free(&sv.site);
 	free(sv.root_real);
