@@ -1001,8 +1001,8 @@ static void stopper_end(struct stopper *st)
 	stopping = st->stopping;
 	pthread_cond_broadcast(&st->cond);
 	pthread_mutex_unlock(&st->lock);
-	if (!stopping)
-		pthread_kill(st->thread, SIGTERM);
+	if (!stopping)	/* blocked everywhere: its sigwait takes it */
+		pthread_kill(st->thread, SIGINT);
 	pthread_join(st->thread, NULL);
 }
 
