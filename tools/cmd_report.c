@@ -188,13 +188,15 @@ void report_warn_missing(const struct report_opts *ro, const struct site *s)
 			 missing, missing > 1 ? "s" : "");
 	if (refused && ro->source_root)
 		msg_warn("%zu source file%s outside --source-root %s: not "
-			 "read, their pages have no source text", refused,
-			 refused > 1 ? "s are" : " is", ro->source_root);
+			 "read, %s", refused, refused > 1 ? "s" : "",
+			 ro->source_root, refused > 1 ? "their pages say so"
+						     : "its page says so");
 	else if (refused)
 		msg_warn("%zu source file%s not named by the debug info of a "
-			 "binary on the command line: not read, their pages "
-			 "have no source text (or give --source-root DIR)",
-			 refused, refused > 1 ? "s are" : " is");
+			 "binary on the command line: not read, %s (or give "
+			 "--source-root DIR)", refused, refused > 1 ? "s" : "",
+			 refused > 1 ? "their pages say so"
+				     : "its page says so");
 }
 
 static int write_site(struct options *o, const struct report_opts *ro,

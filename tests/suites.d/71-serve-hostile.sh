@@ -30,12 +30,15 @@ for f in "$U" "$CC_W"; do
 done
 
 same() { if [ "$2" = "$3" ]; then ok "$1"; else bad "$1" "'$2' != '$3'"; fi; }
-# until_true SECONDS CMD...: poll CMD every 0.1 s until it succeeds.
+# until_true SECONDS CMD...: poll CMD every 0.1 s until it succeeds,
+# for at most SECONDS of wall time (a poll that itself times out counts).
 until_true() {
-	local n=$(($1 * 10))
+	local end=$((SECONDS + $1))
 	shift
-	for _ in $(seq "$n"); do "$@" && return 0; sleep 0.1; done
-	return 1
+	until "$@"; do
+		[ "$SECONDS" -lt "$end" ] || return 1
+		sleep 0.1
+	done
 }
 # start_serve OUT ARGS...: sets SPID, URL, HOSTPORT and PORT.
 start_serve() {
@@ -85,7 +88,7 @@ mkfifo fifo
 symcov passwd.symcov /etc/passwd f 1
 capped "$U" report --source-root root -o r-pw passwd.symcov 2>r-pw.err
 same "report --source-root: /etc/passwd from a .symcov, one warning" "$(cat r-pw.err)" \
-	"ukcov: warning: 1 source file is outside --source-root root: not read, their pages have no source text"
+	"ukcov: warning: 1 source file outside --source-root root: not read, its page says so"
 grep -q 'root:x:0:' r-pw/f/*.html && bad "report --source-root: no byte of /etc/passwd" "the page holds it" ||
 	ok "report --source-root: no byte of /etc/passwd in the page"
 grep -q 'Source not available: <code>/etc/passwd</code> (outside --source-root;' r-pw/f/1-passwd.html &&
@@ -160,7 +163,7 @@ curl -s -m 5 "$URL$(echo "$pages" | grep passwd)" | grep -q '(not named by the d
 curl -s -m 5 "$URL$(echo "$pages" | grep main.c)" | grep -q 'never_called' &&
 	ok "serve: the binary's own sources are still shown" || bad "serve: own sources" "missing"
 same "serve: one warning" "$(cat s1.out.err)" \
-	"ukcov: warning: 1 source file is not named by the debug info of a binary on the command line: not read, their pages have no source text (or give --source-root DIR)"
+	"ukcov: warning: 1 source file not named by the debug info of a binary on the command line: not read, its page says so (or give --source-root DIR)"
 stop_serve
 
 # --source-root /: serves everything, but a device or FIFO only as 403.
