@@ -254,10 +254,14 @@ static void set_defaults(struct options *o)
 	o->size = 1UL << 20;
 }
 
-static int special_flag(const char *a)
+/* "ukcov serve --help": the command's own usage, not the overview. */
+static int special_flag(const char *cmd, const char *a)
 {
 	if (!strcmp(a, "-h") || !strcmp(a, "--help") || !strcmp(a, "-help")) {
-		usage(stdout);
+		if (cmd && !strcmp(cmd, "serve"))
+			serve_usage(stdout);
+		else
+			usage(stdout);
 		return 0;
 	}
 	if (!strcmp(a, "--version") || !strcmp(a, "-version")) {
@@ -357,7 +361,7 @@ int main(int argc, char **argv)
 
 	set_defaults(&o);
 	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
-		if ((r = special_flag(argv[i])) >= 0)
+		if ((r = special_flag(argv[1], argv[i])) >= 0)
 			return r;
 	if (argc < 2) {
 		usage(stderr);

@@ -52,6 +52,7 @@ int cmd_cmp(struct options *o);
 int cmd_trace(struct options *o);
 int cmd_run(struct options *o);
 int cmd_serve(struct options *o);
+void serve_usage(FILE *f);
 
 /*
  * Classify the inputs of a symbolizing command (binaries, .sancov files,
