@@ -177,6 +177,23 @@ static const char *registry_init_locked(int fd)
 	return fd_pwrite(fd, &h, sizeof(h), 0) ? "cannot initialize it" : NULL;
 }
 
+/* A registry of the first layout (no seq, no maxprobe; its layout
+ * field was the file's size) that nobody uses any more, as a reboot
+ * would leave none: taken over in place, as a new file would be. */
+static void registry_upgrade_locked(int fd)
+{
+	struct reg_header h;
+
+	if (fd_pread(&fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
+	    h.magic != REG_MAGIC || h.layout != REG_FILE_SIZE || h.used != 0)
+		return;
+	memset(&h, 0, sizeof(h));
+	h.magic = REG_MAGIC;
+	h.layout = REG_LAYOUT;
+	h.nslots = REG_SLOTS;
+	(void)fd_pwrite(fd, &h, sizeof(h), 0);
+}
+
 /* The file at reg.path, checked, or why not. */
 static const char *registry_check_locked(int fd)
 {
@@ -189,6 +206,7 @@ static const char *registry_check_locked(int fd)
 		return why;
 	if (fstat(fd, &st) != 0 || (uint64_t)st.st_size != REG_FILE_SIZE)
 		return "wrong size (truncated or foreign)";
+	registry_upgrade_locked(fd);
 	if (ukcov__reg_read_header(&io, &h, &why) != 0)
 		return why;
 	return NULL;
