@@ -45,7 +45,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/file.h>
+#include <sys/shm.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -55,14 +57,54 @@
 _Static_assert(sizeof(struct reg_slot) == 40, "slot layout");
 _Static_assert(sizeof(struct reg_header) == 64, "header layout");
 
+/*
+ * The hint: a System V shared memory segment of one page, named by the
+ * file's header, that a section start reads without a system call.  A
+ * segment cannot be resized once made, so no peer can make a load from
+ * it fault, unlike a mapping of the file.  Writers make its epoch odd
+ * while they change the file and bump it after; a thread caches its
+ * last lookup with the epoch it was made at, and trusts it while the
+ * epoch stands.  The segment is removed (IPC_RMID) as soon as it is
+ * attached: it lives while a process holds it and no longer.  What the
+ * hint says is checked against the file every HINT_CHECK_NS, so a
+ * segment someone replaced or a truncated file is noticed then.
+ */
+#define HINT_MAGIC 0x746e696876636b75ULL		/* "ukcvhint" */
+#define HINT_BYTES 4096
+#define HINT_CHECK_NS 100000000ULL			/* 100 ms */
+
+struct reg_hint {
+	uint64_t magic;
+	uint64_t ino, dev;	/* the registry file it belongs to */
+	uint64_t epoch;		/* odd while a writer works */
+	uint64_t used;		/* the file's used: 0, every lookup misses */
+};
+
+/* A thread's last lookup, valid at epoch (see above). */
+struct reg_tcache {
+	uint64_t handle, epoch;
+	uint64_t lgen;		/* reg.local_gen it was made at */
+	int found;
+	struct ukcov_reg_entry e;
+};
+
+static __thread struct reg_tcache reg_tc
+	__attribute__((tls_model("initial-exec")));
+
 static struct {
 	int state;		/* 0 not tried, 1 open, -1 unusable */
 	int fd;
 	int noproc;		/* no /proc: nobody can open a collector */
+	struct reg_hint *hint;	/* NULL: every lookup reads the file */
+	uint64_t hint_id;	/* its shmid + 1 */
+	uint64_t hint_checked;	/* CLOCK_MONOTONIC_COARSE, ns */
+	uint64_t ino, dev;	/* the file's */
+	uint64_t seen_seq;	/* the file's seq at the last check */
+	uint64_t local_gen;	/* bumped when the file changed unseen */
 	char path[256];		/* for the one message */
 	pthread_mutex_t lock;	/* opening, in this process */
 	pthread_mutex_t wlock;	/* writers, in this process */
-} reg = { 0, -1, 0, "", PTHREAD_MUTEX_INITIALIZER,
+} reg = { 0, -1, 0, NULL, 0, 0, 0, 0, 0, 0, "", PTHREAD_MUTEX_INITIALIZER,
 	  PTHREAD_MUTEX_INITIALIZER };
 
 static void registry_say(const char *path, const char *what, const char *why)
@@ -224,6 +266,108 @@ static void registry_check_proc(void)
 		     "/proc is not mounted");
 }
 
+/* ---- the hint segment ---- */
+
+/* Attach the segment id names, if it is this user's hint for our
+ * file.  Checked once attached: while we are attached, the id cannot
+ * name another segment. */
+static struct reg_hint *hint_attach(uint64_t id)
+{
+	struct shmid_ds ds;
+	struct reg_hint *h;
+
+	if (id == 0 || id > (uint64_t)INT32_MAX + 1)
+		return NULL;
+	h = shmat((int)(id - 1), NULL, 0);
+	if (h == (void *)-1)
+		return NULL;
+	if (shmctl((int)(id - 1), IPC_STAT, &ds) == 0 &&
+	    ds.shm_perm.uid == geteuid() && ds.shm_perm.cuid == geteuid() &&
+	    (ds.shm_perm.mode & 0777) == 0600 && ds.shm_segsz == HINT_BYTES &&
+	    __atomic_load_n(&h->magic, __ATOMIC_ACQUIRE) == HINT_MAGIC &&
+	    h->ino == reg.ino && h->dev == reg.dev)
+		return h;
+	shmdt(h);
+	return NULL;
+}
+
+/* A new hint, named in the header *hd of the file (flock held).  It is
+ * removed at once: Linux lets later processes attach it still, and it
+ * dies with its last user instead of outliving everybody. */
+static struct reg_hint *hint_create_locked(int fd, struct reg_header *hd)
+{
+	int id = shmget(IPC_PRIVATE, HINT_BYTES, IPC_CREAT | 0600);
+	struct reg_hint *h;
+
+	if (id < 0)
+		return NULL;
+	h = shmat(id, NULL, 0);
+	shmctl(id, IPC_RMID, NULL);
+	if (h == (void *)-1)
+		return NULL;
+	h->ino = reg.ino;
+	h->dev = reg.dev;
+	h->used = hd->used;
+	__atomic_store_n(&h->magic, HINT_MAGIC, __ATOMIC_RELEASE);
+	hd->hint = (uint64_t)id + 1;
+	if (fd_pwrite(fd, &hd->hint, sizeof(hd->hint),
+		      offsetof(struct reg_header, hint)) == 0)
+		return h;
+	shmdt(h);
+	return NULL;
+}
+
+/* The file's hint, or a new one; none (every lookup reads the file)
+ * where System V shared memory is not available. */
+static void hint_setup_locked(int fd)
+{
+	struct reg_header hd;
+
+	if (fd_pread(&fd, &hd, sizeof(hd), 0) != (ssize_t)sizeof(hd))
+		return;
+	reg.seen_seq = hd.seq;
+	reg.hint = hint_attach(hd.hint);
+	if (!reg.hint)
+		reg.hint = hint_create_locked(fd, &hd);
+	reg.hint_id = reg.hint ? hd.hint : 0;
+}
+
+static uint64_t coarse_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* Every HINT_CHECK_NS, one thread of the process reads the file's
+ * header: a truncated or corrupt file is noticed (said once), a hint
+ * the file no longer names is dropped, and a change no hint announced
+ * (a writer without one) invalidates every thread's cached lookup. */
+static void hint_check(void)
+{
+	struct reg_io io = { fd_pread, &reg.fd };
+	struct reg_header hd;
+	uint64_t now = coarse_ns();
+	uint64_t last = __atomic_load_n(&reg.hint_checked, __ATOMIC_RELAXED);
+	const char *why;
+
+	if (now - last < HINT_CHECK_NS ||
+	    !__atomic_compare_exchange_n(&reg.hint_checked, &last, now, 0,
+					 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		return;
+	if (ukcov__reg_read_header(&io, &hd, &why) != 0) {
+		registry_broken(why);
+		return;
+	}
+	if (hd.hint != reg.hint_id)
+		__atomic_store_n(&reg.hint, NULL, __ATOMIC_RELEASE);
+	if (hd.seq != __atomic_load_n(&reg.seen_seq, __ATOMIC_RELAXED)) {
+		__atomic_store_n(&reg.seen_seq, hd.seq, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&reg.local_gen, 1, __ATOMIC_RELEASE);
+	}
+}
+
 static int registry_open_locked(void)
 {
 	struct stat st;
@@ -244,11 +388,16 @@ static int registry_open_locked(void)
 		why = "cannot lock it";
 		goto refuse;
 	}
+	reg.ino = (uint64_t)st.st_ino;
+	reg.dev = (uint64_t)st.st_dev;
 	why = registry_check_locked(fd);
+	if (!why)
+		hint_setup_locked(fd);
 	flock(fd, LOCK_UN);
 	if (why)
 		goto refuse;
 	reg.fd = fd;
+	reg.hint_checked = coarse_ns();
 	registry_check_proc();
 	return 0;
 refuse:
@@ -313,8 +462,11 @@ static int writer_begin(struct reg_header *h)
 	 * was flushed slot by slot; readers missed meanwhile. */
 	h->seq |= 1;
 	if (fd_pwrite(reg.fd, &h->seq, sizeof(h->seq),
-		      offsetof(struct reg_header, seq)) == 0)
+		      offsetof(struct reg_header, seq)) == 0) {
+		if (reg.hint)	/* threads' cached lookups: not now */
+			__atomic_fetch_or(&reg.hint->epoch, 1, __ATOMIC_SEQ_CST);
 		return 0;
+	}
 broken:
 	registry_broken(why);
 	flock(reg.fd, LOCK_UN);
@@ -328,6 +480,14 @@ static void writer_end(struct reg_header *h)
 	h->seq++;		/* even again: readers may trust hits */
 	if (fd_pwrite(reg.fd, h, sizeof(*h), 0) != 0)
 		registry_broken(NULL);
+	__atomic_store_n(&reg.seen_seq, h->seq, __ATOMIC_RELAXED);
+	if (reg.hint) {
+		__atomic_store_n(&reg.hint->used, h->used, __ATOMIC_RELAXED);
+		__atomic_store_n(&reg.hint->epoch,
+				 (__atomic_load_n(&reg.hint->epoch,
+						  __ATOMIC_RELAXED) | 1) + 1,
+				 __ATOMIC_RELEASE);
+	}
 	flock(reg.fd, LOCK_UN);
 	pthread_mutex_unlock(&reg.wlock);
 }
@@ -516,12 +676,23 @@ void ukcov__registry_remove_mine(void)
 	registry_remove(-1, 0);
 }
 
-/*
- * Look handle up for a section in this process: the collector's pid,
- * start time, fd and generation, from a live registration of another
- * process.  No lock: a hit read while a writer worked is read again.
- */
-int ukcov__registry_lookup(uint64_t handle, struct ukcov_reg_entry *out)
+/* The thread's cached lookup of handle, if the hint says nothing
+ * changed since it was made: 0 hit, -1 miss, 1 not known.  Never in a
+ * signal handler, which could interrupt its own thread's cache. */
+static int cached_lookup(uint64_t handle, uint64_t epoch, uint64_t gen,
+			 struct ukcov_reg_entry *out)
+{
+	const struct reg_tcache *tc = &reg_tc;
+
+	if (tc->handle != handle || tc->epoch != epoch || tc->lgen != gen)
+		return 1;
+	if (!tc->found)
+		return -1;
+	*out = tc->e;
+	return 0;
+}
+
+static int probe_file(uint64_t handle, struct ukcov_reg_entry *out)
 {
 	struct reg_io io = { fd_pread, &reg.fd };
 	struct reg_slot s;
@@ -529,21 +700,61 @@ int ukcov__registry_lookup(uint64_t handle, struct ukcov_reg_entry *out)
 	unsigned index, tries;
 	enum reg_probe r = REG_BUSY;
 
-	if (!registry() || reg.noproc)
-		return -1;
 	for (tries = 0; tries < 3 && r == REG_BUSY; tries++)
 		r = ukcov__reg_probe(&io, handle, (int32_t)getpid(), &s, &index,
 				     &why);
 	if (r == REG_BROKEN)
 		registry_broken(why);
 	if (r != REG_FOUND)
-		return -1;	/* busy three times: as if just before */
+		return r == REG_MISS ? -1 : -2;	/* -2: do not cache */
 	out->pid = s.pid;
 	out->fd = s.fd;
 	out->start = s.start;
 	out->ino = s.ino;
 	out->gen = s.gen;
 	return 0;
+}
+
+/*
+ * Look handle up for a section in this process: the collector's pid,
+ * start time, fd and generation, from a live registration of another
+ * process.  No lock: a hit read while a writer worked is read again.
+ * With the hint, a thread repeating its last lookup makes no system
+ * call while no writer changed anything.
+ */
+int ukcov__registry_lookup(uint64_t handle, struct ukcov_reg_entry *out)
+{
+	struct reg_hint *hint;
+	struct reg_tcache *tc = &reg_tc;
+	uint64_t epoch = 1, gen;
+	int rc, cache = __ukcov_thread.sig_depth == 0;
+
+	if (!registry() || reg.noproc)
+		return -1;
+	hint_check();
+	hint = __atomic_load_n(&reg.hint, __ATOMIC_ACQUIRE);
+	gen = __atomic_load_n(&reg.local_gen, __ATOMIC_ACQUIRE);
+	if (hint) {
+		epoch = __atomic_load_n(&hint->epoch, __ATOMIC_ACQUIRE);
+		if (!(epoch & 1) &&
+		    __atomic_load_n(&hint->used, __ATOMIC_RELAXED) == 0)
+			return -1;
+		if (!(epoch & 1) && cache &&
+		    (rc = cached_lookup(handle, epoch, gen, out)) <= 0)
+			return rc;
+	}
+	if (__atomic_load_n(&reg.state, __ATOMIC_ACQUIRE) <= 0)
+		return -1;
+	rc = probe_file(handle, out);
+	if (hint && cache && rc != -2 && !(epoch & 1) &&
+	    __atomic_load_n(&hint->epoch, __ATOMIC_ACQUIRE) == epoch) {
+		tc->handle = handle;
+		tc->epoch = epoch;
+		tc->found = rc == 0;
+		tc->lgen = gen;
+		tc->e = rc == 0 ? *out : (struct ukcov_reg_entry){ 0 };
+	}
+	return rc == 0 ? 0 : -1;
 }
 
 /* The child of fork opens the registry again when it needs it: flock
@@ -556,6 +767,10 @@ void ukcov__registry_after_fork_child(void)
 	if (reg.state <= 0)
 		return;		/* none yet, or unusable (reported) */
 	ukcov__real_close(reg.fd);
+	if (reg.hint)
+		shmdt(reg.hint);	/* attached again with the file */
+	reg.hint = NULL;
+	reg.hint_id = 0;
 	reg.fd = -1;
 	reg.noproc = 0;
 	reg.state = 0;

@@ -37,7 +37,8 @@ struct reg_header {
 	uint64_t used;		/* live slots: 0 is a miss without probing */
 	uint64_t maxprobe;	/* no live slot lies further from its home */
 	uint64_t seq;		/* odd while a writer changes the file */
-	uint64_t pad[3];
+	uint64_t hint;		/* shmid + 1 of the hint segment, 0: none */
+	uint64_t pad[2];
 };
 
 #define REG_FILE_SIZE \
