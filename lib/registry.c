@@ -78,6 +78,8 @@ struct reg_hint {
 	uint64_t ino, dev;	/* the registry file it belongs to */
 	uint64_t epoch;		/* odd while a writer works */
 	uint64_t used;		/* the file's used: 0, every lookup misses */
+	uint64_t homes[REG_SLOTS / 64];	/* bit i clear: no live slot's
+					 * handle has home i, a miss */
 };
 
 /* A thread's last lookup, valid at epoch (see above). */
@@ -88,8 +90,16 @@ struct reg_tcache {
 	struct ukcov_reg_entry e;
 };
 
-static __thread struct reg_tcache reg_tc
+/* A few handles per thread: a worker alternating between a collected
+ * handle and others (a server's requests) keeps all of them. */
+#define TCACHE_WAYS 8
+static __thread struct reg_tcache reg_tc[TCACHE_WAYS]
 	__attribute__((tls_model("initial-exec")));
+
+static struct reg_tcache *tcache_of(uint64_t handle)
+{
+	return &reg_tc[(handle * 0x9e3779b97f4a7c15ULL) >> 61];
+}
 
 static struct {
 	int state;		/* 0 not tried, 1 open, -1 unusable */
@@ -100,11 +110,14 @@ static struct {
 	uint64_t hint_checked;	/* CLOCK_MONOTONIC_COARSE, ns */
 	uint64_t ino, dev;	/* the file's */
 	uint64_t seen_seq;	/* the file's seq at the last check */
+	uint64_t seen_epoch;	/* the hint's epoch then */
+	int unannounced;	/* checks in a row that saw such a change */
 	uint64_t local_gen;	/* bumped when the file changed unseen */
 	char path[256];		/* for the one message */
 	pthread_mutex_t lock;	/* opening, in this process */
 	pthread_mutex_t wlock;	/* writers, in this process */
-} reg = { 0, -1, 0, NULL, 0, 0, 0, 0, 0, 0, "", PTHREAD_MUTEX_INITIALIZER,
+} reg = { 0, -1, 0, NULL, 0, 0, 0, 0, 0, 0, 0, 0, "",
+	  PTHREAD_MUTEX_INITIALIZER,
 	  PTHREAD_MUTEX_INITIALIZER };
 
 static void registry_say(const char *path, const char *what, const char *why)
@@ -291,6 +304,26 @@ static struct reg_hint *hint_attach(uint64_t id)
 	return NULL;
 }
 
+/* The homes of the file's live slots, for a new hint (flock held). */
+static int hint_fill_homes(int fd, struct reg_hint *h)
+{
+	struct reg_slot s[REG_CHUNK];
+	unsigned i, j, home;
+
+	for (i = 0; i < REG_SLOTS; i += REG_CHUNK) {
+		if (fd_pread(&fd, s, sizeof(s), REG_SLOT_OFF(i)) !=
+		    (ssize_t)sizeof(s))
+			return -1;
+		for (j = 0; j < REG_CHUNK; j++) {
+			if (ukcov__reg_slot_kind(&s[j]) != REG_LIVE)
+				continue;
+			home = reg_home(s[j].handle);
+			h->homes[home / 64] |= 1ULL << (home % 64);
+		}
+	}
+	return 0;
+}
+
 /* A new hint, named in the header *hd of the file (flock held).  It is
  * removed at once: Linux lets later processes attach it still, and it
  * dies with its last user instead of outliving everybody. */
@@ -308,6 +341,10 @@ static struct reg_hint *hint_create_locked(int fd, struct reg_header *hd)
 	h->ino = reg.ino;
 	h->dev = reg.dev;
 	h->used = hd->used;
+	if (hint_fill_homes(fd, h) != 0) {
+		shmdt(h);
+		return NULL;
+	}
 	__atomic_store_n(&h->magic, HINT_MAGIC, __ATOMIC_RELEASE);
 	hd->hint = (uint64_t)id + 1;
 	if (fd_pwrite(fd, &hd->hint, sizeof(hd->hint),
@@ -330,6 +367,8 @@ static void hint_setup_locked(int fd)
 	if (!reg.hint)
 		reg.hint = hint_create_locked(fd, &hd);
 	reg.hint_id = reg.hint ? hd.hint : 0;
+	reg.seen_epoch = reg.hint ? __atomic_load_n(&reg.hint->epoch,
+						    __ATOMIC_ACQUIRE) : 0;
 }
 
 static uint64_t coarse_ns(void)
@@ -338,6 +377,28 @@ static uint64_t coarse_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* A writer changed the file without the hint (one that could not
+ * attach it): the hint's misses and cached lookups are not to be
+ * trusted.  Twice in a row, so that a writer caught between its write
+ * and its bump is not mistaken for one. */
+static void hint_note_change(const struct reg_hint *hint, uint64_t seq)
+{
+	uint64_t epoch = hint ? __atomic_load_n(&hint->epoch,
+						__ATOMIC_ACQUIRE) : 0;
+
+	if (seq == reg.seen_seq) {
+		reg.unannounced = 0;
+		return;
+	}
+	if (hint && epoch == reg.seen_epoch && ++reg.unannounced >= 2)
+		__atomic_store_n(&reg.hint, NULL, __ATOMIC_RELEASE);
+	else if (epoch != reg.seen_epoch)
+		reg.unannounced = 0;
+	reg.seen_seq = seq;
+	reg.seen_epoch = epoch;
+	__atomic_add_fetch(&reg.local_gen, 1, __ATOMIC_RELEASE);
 }
 
 /* Every HINT_CHECK_NS, one thread of the process reads the file's
@@ -362,10 +423,8 @@ static void hint_check(void)
 	}
 	if (hd.hint != reg.hint_id)
 		__atomic_store_n(&reg.hint, NULL, __ATOMIC_RELEASE);
-	if (hd.seq != __atomic_load_n(&reg.seen_seq, __ATOMIC_RELAXED)) {
-		__atomic_store_n(&reg.seen_seq, hd.seq, __ATOMIC_RELAXED);
-		__atomic_add_fetch(&reg.local_gen, 1, __ATOMIC_RELEASE);
-	}
+	hint_note_change(__atomic_load_n(&reg.hint, __ATOMIC_ACQUIRE),
+			 hd.seq);
 }
 
 static int registry_open_locked(void)
@@ -480,7 +539,6 @@ static void writer_end(struct reg_header *h)
 	h->seq++;		/* even again: readers may trust hits */
 	if (fd_pwrite(reg.fd, h, sizeof(*h), 0) != 0)
 		registry_broken(NULL);
-	__atomic_store_n(&reg.seen_seq, h->seq, __ATOMIC_RELAXED);
 	if (reg.hint) {
 		__atomic_store_n(&reg.hint->used, h->used, __ATOMIC_RELAXED);
 		__atomic_store_n(&reg.hint->epoch,
@@ -596,6 +654,10 @@ int ukcov__registry_add(uint64_t handle, int fd, uint64_t ino, uint64_t gen)
 	s.gen = gen;
 	if (slot_write((unsigned)i, &s) != 0)
 		goto out;
+	if (reg.hint)
+		__atomic_fetch_or(&reg.hint->homes[reg_home(handle) / 64],
+				  1ULL << (reg_home(handle) % 64),
+				  __ATOMIC_RELAXED);
 	h.used++;
 	if (k > h.maxprobe)
 		h.maxprobe = k;
@@ -625,7 +687,7 @@ static void registry_remove_matching(const struct reg_match *m)
 {
 	struct reg_slot s[REG_CHUNK];
 	struct reg_header h;
-	uint64_t far = 0, d;
+	uint64_t far = 0, d, homes[REG_SLOTS / 64] = { 0 };
 	unsigned i, j;
 
 	if (writer_begin(&h) != 0)
@@ -647,9 +709,14 @@ static void registry_remove_matching(const struct reg_match *m)
 			d = (i + j - reg_home(s[j].handle)) & (REG_SLOTS - 1);
 			if (d > far)
 				far = d;
+			homes[reg_home(s[j].handle) / 64] |=
+				1ULL << (reg_home(s[j].handle) % 64);
 		}
 	}
 	h.maxprobe = far;
+	for (i = 0; reg.hint && i < REG_SLOTS / 64; i++)
+		__atomic_store_n(&reg.hint->homes[i], homes[i],
+				 __ATOMIC_RELAXED);
 out:
 	writer_end(&h);
 }
@@ -676,13 +743,29 @@ void ukcov__registry_remove_mine(void)
 	registry_remove(-1, 0);
 }
 
+/* No live registration anywhere, or none whose handle has handle's
+ * home: a miss without reading the file.  Trusted only if no writer
+ * started meanwhile (the epoch, even, unchanged). */
+static int hint_says_miss(const struct reg_hint *hint, uint64_t handle,
+			  uint64_t epoch)
+{
+	unsigned home = reg_home(handle);
+
+	if (__atomic_load_n(&hint->used, __ATOMIC_RELAXED) != 0 &&
+	    (__atomic_load_n(&hint->homes[home / 64], __ATOMIC_RELAXED) &
+	     (1ULL << (home % 64))))
+		return 0;
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return __atomic_load_n(&hint->epoch, __ATOMIC_RELAXED) == epoch;
+}
+
 /* The thread's cached lookup of handle, if the hint says nothing
  * changed since it was made: 0 hit, -1 miss, 1 not known.  Never in a
  * signal handler, which could interrupt its own thread's cache. */
 static int cached_lookup(uint64_t handle, uint64_t epoch, uint64_t gen,
 			 struct ukcov_reg_entry *out)
 {
-	const struct reg_tcache *tc = &reg_tc;
+	const struct reg_tcache *tc = tcache_of(handle);
 
 	if (tc->handle != handle || tc->epoch != epoch || tc->lgen != gen)
 		return 1;
@@ -725,7 +808,7 @@ static int probe_file(uint64_t handle, struct ukcov_reg_entry *out)
 int ukcov__registry_lookup(uint64_t handle, struct ukcov_reg_entry *out)
 {
 	struct reg_hint *hint;
-	struct reg_tcache *tc = &reg_tc;
+	struct reg_tcache *tc = tcache_of(handle);
 	uint64_t epoch = 1, gen;
 	int rc, cache = __ukcov_thread.sig_depth == 0;
 
@@ -736,8 +819,7 @@ int ukcov__registry_lookup(uint64_t handle, struct ukcov_reg_entry *out)
 	gen = __atomic_load_n(&reg.local_gen, __ATOMIC_ACQUIRE);
 	if (hint) {
 		epoch = __atomic_load_n(&hint->epoch, __ATOMIC_ACQUIRE);
-		if (!(epoch & 1) &&
-		    __atomic_load_n(&hint->used, __ATOMIC_RELAXED) == 0)
+		if (!(epoch & 1) && hint_says_miss(hint, handle, epoch))
 			return -1;
 		if (!(epoch & 1) && cache &&
 		    (rc = cached_lookup(handle, epoch, gen, out)) <= 0)

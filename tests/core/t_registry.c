@@ -203,12 +203,13 @@ static unsigned count_in_file(const char *path, const char *needle)
 
 /* ---- issue 16: the registry truncated under a collector and a feeder ---- */
 
-/* ": > registry" while collector C and feeder F run: neither dies of
- * SIGBUS, each says once that cross-process coverage is off, and
- * nothing more crosses (before, F's section and C's disable touched a
- * mapping of the shrunk file: status 135).  F's first lookup after the
- * truncation is of a handle it never looked up (its thread's cached
- * lookup of h may stand for up to 100 ms: lib/registry.c "hint"). */
+/* ": > registry" while collector C (handles h and USB(2)) and feeder
+ * F run: neither dies of SIGBUS, each says once that cross-process
+ * coverage is off, and nothing more crosses (before, F's section and
+ * C's disable touched a mapping of the shrunk file: status 135).  F's
+ * first lookup after the truncation is of a registered handle it never
+ * looked up, so it reads the file (its thread's cached lookup of h may
+ * stand for up to 100 ms: lib/registry.c "hint"). */
 static void t_truncated_live(const struct kc *k)
 {
 	char cerr[160], ferr[160];
@@ -221,7 +222,12 @@ static void t_truncated_live(const struct kc *k)
 	snprintf(ferr, sizeof(ferr), "%s/f.err", rdir);
 	if (peer_fork(&c) == 0) {
 		stderr_to(cerr);
-		collector_child(k, fd, h, &c);
+		if (remote_enable(k, fd, KCOV_TRACE_PC, KC_ENTRIES, 2,
+				  (uint64_t[]){ h, USB(2) }) != 0)
+			_exit(2);
+		peer_tell(&c);
+		peer_wait(&c);
+		_exit(kc_disable(k, fd) == 0 ? 0 : 3);
 	}
 	peer_wait(&c);
 	if (peer_fork(&f) == 0) {
