@@ -367,6 +367,9 @@ static void hint_setup_locked(int fd)
 	if (!reg.hint)
 		reg.hint = hint_create_locked(fd, &hd);
 	reg.hint_id = reg.hint ? hd.hint : 0;
+	/* Lookups cached under another hint (a fork child's, inherited)
+	 * count for nothing under this one, whose epochs restart. */
+	__atomic_add_fetch(&reg.local_gen, 1, __ATOMIC_RELEASE);
 	reg.seen_epoch = reg.hint ? __atomic_load_n(&reg.hint->epoch,
 						    __ATOMIC_ACQUIRE) : 0;
 }
