@@ -369,6 +369,53 @@ static void t_full_reuses_deleted(const struct kc *k)
 	registry_gone();
 }
 
+/* ---- issue 16: what a feeder remembers of the registry ---- */
+
+/* A feeder that missed h, then fed collector C1 for it, follows every
+ * change another process makes: h registered here after its miss, then
+ * moved to C2 (a fork child); each section lands with the collector
+ * that has h at its start. */
+static void t_feeder_follows_changes(const struct kc *k)
+{
+	uint64_t *buf, *buf2, h = USB(0x51);
+	int fd = kc_setup(k, KC_ENTRIES, &buf);
+	int fd2 = kc_setup(k, KC_ENTRIES, &buf2);
+	struct peer f, c2;
+
+	registry_private();
+	CHECK_OK(remote_enable1(k, fd, USB(0x52)));	/* used != 0 */
+	if (peer_fork(&f) == 0) {
+		unsigned step;
+
+		for (step = 0; step < 3; step++) {
+			sections(h, target_leaf, 1);
+			peer_tell(&f);
+			peer_wait(&f);
+		}
+		_exit(0);
+	}
+	peer_wait(&f);				/* missed */
+	CHECK_EQ(rec_count(buf), 0);
+	kc_disable_ok(k, fd);
+	CHECK_OK(remote_enable1(k, fd, h));
+	peer_tell(&f);
+	peer_wait(&f);				/* fed us */
+	expect_only_pcs(buf, 1, (const void *)target_leaf);
+	kc_disable_ok(k, fd);
+	if (peer_fork(&c2) == 0)
+		collector_child(k, fd2, h, &c2);
+	peer_wait(&c2);
+	peer_tell(&f);
+	peer_wait(&f);				/* fed C2 */
+	expect_only_pcs(buf2, 1, (const void *)target_leaf);
+	CHECK_EQ(rec_count(buf), 1);
+	peer_tell(&f);
+	expect_exit0(f.pid);
+	peer_tell(&c2);
+	expect_exit0(c2.pid);
+	registry_gone();
+}
+
 /* ---- issue 16: root and the user's XDG_RUNTIME_DIR ---- */
 
 /* A runtime directory of another user is not used: the registry goes
@@ -566,6 +613,8 @@ void register_registry_tests(void)
 		{ "registry.stale_reclaimed", t_stale_reclaimed, FL_LINUX,
 		  NEED_NATIVE },
 		{ "registry.full_reuses_deleted", t_full_reuses_deleted,
+		  FL_LINUX, 0 },
+		{ "registry.feeder_follows_changes", t_feeder_follows_changes,
 		  FL_LINUX, 0 },
 		{ "registry.xdg_not_mine", t_xdg_not_mine, FL_LINUX, 0 },
 		{ "registry.probe_past_deleted", t_probe_past_deleted,
