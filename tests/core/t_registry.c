@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -449,6 +451,73 @@ static void t_xdg_not_mine(const struct kc *k)
 		rmdir(dir);
 }
 
+/* ---- issue 16: without /proc ---- */
+
+/* This (child) process sees an empty /proc: a mount namespace of its
+ * own with a tmpfs over it.  0, or -1 where that is not allowed. */
+static int hide_proc(void)
+{
+	if (unshare(CLONE_NEWNS) != 0 ||
+	    mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+	    mount("tmpfs", "/proc", "tmpfs", 0, NULL) != 0)
+		return -1;
+	return 0;
+}
+
+/* A collector process without /proc: enables h (exit 2 if refused),
+ * tells, waits, disables. */
+static void noproc_collector(const struct kc *k, int fd, uint64_t h,
+			     const struct peer *p, const char *err)
+{
+	stderr_to(err);
+	if (hide_proc() != 0)
+		_exit(4);
+	if (remote_enable1(k, fd, h) != 0)
+		_exit(2);
+	peer_tell(p);
+	peer_wait(p);
+	_exit(kc_disable(k, fd) == 0 ? 0 : 3);
+}
+
+/* Without /proc no process can open another's collector: each says so
+ * once, and two collectors still cannot register one handle (liveness
+ * by kill(pid, 0); before, a collector whose /proc/<pid>/stat could
+ * not be read counted as dead and was taken over). */
+static void t_noproc_said_and_exclusive(const struct kc *k)
+{
+	char aerr[160], berr[160];
+	uint64_t *abuf, *bbuf, h = USB(0x61);
+	int afd = kc_setup(k, KC_ENTRIES, &abuf);
+	int bfd = kc_setup(k, KC_ENTRIES, &bbuf);
+	struct peer a, b;
+
+	if (geteuid() != 0)
+		return;		/* mounting needs root (CAP_SYS_ADMIN) */
+	registry_private();
+	snprintf(aerr, sizeof(aerr), "%s/a.err", rdir);
+	snprintf(berr, sizeof(berr), "%s/b.err", rdir);
+	if (peer_fork(&a) == 0)
+		noproc_collector(k, afd, h, &a, aerr);
+	peer_wait(&a);
+	if (peer_fork(&b) == 0) {
+		stderr_to(berr);
+		if (hide_proc() != 0)
+			_exit(4);
+		_exit(remote_enable1(k, bfd, h) == -1 && errno == EEXIST
+			      ? 0 : 5);
+	}
+	expect_exit0(b.pid);
+	peer_tell(&a);
+	expect_exit0(a.pid);
+	CHECK_EQ(count_in_file(aerr, "/proc is not mounted"), 1);
+	CHECK_EQ(count_in_file(aerr, "ukcov:"), 1);
+	CHECK_EQ(count_in_file(berr, "/proc is not mounted"), 1);
+	CHECK_EQ(rf_header().used, 0);
+	unlink(aerr);
+	unlink(berr);
+	registry_gone();
+}
+
 /* ---- issue 20: tests that catch the bug they name ---- */
 
 /* Two handles with one home slot: the second lies behind the first. */
@@ -617,6 +686,8 @@ void register_registry_tests(void)
 		{ "registry.feeder_follows_changes", t_feeder_follows_changes,
 		  FL_LINUX, 0 },
 		{ "registry.xdg_not_mine", t_xdg_not_mine, FL_LINUX, 0 },
+		{ "registry.noproc_said_and_exclusive",
+		  t_noproc_said_and_exclusive, FL_LINUX, 0 },
 		{ "registry.probe_past_deleted", t_probe_past_deleted,
 		  FL_LINUX, 0 },
 		{ "registry.exit_keeps_others", t_exit_keeps_others, FL_LINUX,
