@@ -518,6 +518,55 @@ static void t_noproc_said_and_exclusive(const struct kc *k)
 	registry_gone();
 }
 
+/* ---- issue 16: a full tmpfs ---- */
+
+static long op_leaf_section(void *p)
+{
+	sections(*(const uint64_t *)p, target_leaf, 1);
+	return 0;
+}
+
+/* A registry on a tmpfs of 8 KiB (Docker's /dev/shm, full): its
+ * allocation fails at creation, said once; the enable succeeds and
+ * coverage stays in the process (before: a sparse file, and the first
+ * touch of a slot page past the tmpfs's size raised SIGBUS). */
+static void t_full_tmpfs(const struct kc *k)
+{
+	char dir[64], err[96];
+	uint64_t *buf, h = 0;
+	int fd = kc_setup(k, KC_ENTRIES, &buf);
+	struct peer c;
+	unsigned n;
+
+	if (geteuid() != 0)
+		return;		/* mounting needs root (CAP_SYS_ADMIN) */
+	for (n = 1; rf_home(h) < 512; n++)
+		h = USB(n);	/* a slot on the registry's 6th page or later */
+	snprintf(dir, sizeof(dir), "/tmp/ukcov-tmpfs.XXXXXX");
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(err, sizeof(err), "%s.err", dir);
+	if (peer_fork(&c) == 0) {
+		char path[96];
+
+		stderr_to(err);
+		if (unshare(CLONE_NEWNS) != 0 ||
+		    mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+		    mount("tmpfs", dir, "tmpfs", 0, "size=8k") != 0)
+			_exit(4);
+		snprintf(path, sizeof(path), "%s/registry", dir);
+		setenv("UKCOV_REGISTRY", path, 1);
+		if (remote_enable1(k, fd, h) != 0)
+			_exit(2);
+		thread_run(op_leaf_section, &h);
+		_exit(rec_count(buf) == 1 ? 0 : 6);
+	}
+	expect_exit0(c.pid);
+	CHECK_EQ(count_in_file(err, "ukcov:"), 1);
+	CHECK_EQ(count_in_file(err, "cannot allocate it: no space left"), 1);
+	unlink(err);
+	rmdir(dir);
+}
+
 /* ---- issue 20: tests that catch the bug they name ---- */
 
 /* Two handles with one home slot: the second lies behind the first. */
@@ -686,6 +735,7 @@ void register_registry_tests(void)
 		{ "registry.feeder_follows_changes", t_feeder_follows_changes,
 		  FL_LINUX, 0 },
 		{ "registry.xdg_not_mine", t_xdg_not_mine, FL_LINUX, 0 },
+		{ "registry.full_tmpfs", t_full_tmpfs, FL_LINUX, 0 },
 		{ "registry.noproc_said_and_exclusive",
 		  t_noproc_said_and_exclusive, FL_LINUX, 0 },
 		{ "registry.probe_past_deleted", t_probe_past_deleted,
