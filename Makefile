@@ -39,6 +39,11 @@ LIB_CFLAGS := -std=gnu11 -O2 -g -fPIC -fvisibility=hidden \
               -fno-stack-protector \
               -D_GNU_SOURCE -Iinclude -Ilib $(WARN)
 LIB_LDLIBS := -lpthread
+# make UKCOV_NO_ASM=1: the C versions of the assembly callbacks
+# (lib/callbacks.c), for testing them on x86-64.
+ifneq ($(UKCOV_NO_ASM),)
+LIB_CFLAGS += -DUKCOV_NO_ASM
+endif
 
 .PHONY: all lib tools test check bench install uninstall clean deps demo
 all: lib tools

@@ -284,11 +284,16 @@ static int takeover_desc(struct ukcov_desc *d, int fd)
  * the holder lock, and resume tracing where the old image left off. */
 void ukcov__exec_takeover(void)
 {
-	DIR *dir = opendir("/proc/self/fd");
+	DIR *dir;
 	struct dirent *e;
 	struct ukcov_desc *d;
 	int fd, dfd, armed = 0, ncarriers = 0, carriers[16];
 
+	/* An AT_SECURE image (set-user-ID...) takes over nothing: its
+	 * invoker chose the descriptors it inherits. */
+	if (ukcov__secure())
+		return;
+	dir = opendir("/proc/self/fd");
 	if (!dir)
 		return;
 	dfd = dirfd(dir);

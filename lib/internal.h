@@ -13,6 +13,8 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <stddef.h>
+#include <stdlib.h>
+#include <sys/auxv.h>
 #include <sys/types.h>
 
 #include <ukcov/kcov.h>
@@ -22,6 +24,30 @@
 #define UKCOV_EXPORT __attribute__((visibility("default")))
 #define likely(x)   __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
+
+/* An AT_SECURE process (set-user-ID, set-group-ID, file capabilities):
+ * its invoker, not its owner, chose the environment and the inherited
+ * descriptors, so the runtime reads no environment and takes over no
+ * descriptor there. */
+static inline int ukcov__secure(void)
+{
+	return getauxval(AT_SECURE) != 0;
+}
+
+/* Every environment read of the runtime.  glibc's secure_getenv: NULL
+ * in an AT_SECURE process, silently, as the dynamic loader drops
+ * LD_PRELOAD there; otherwise no UKCOV_* variable could name a file
+ * that a set-user-ID root program then creates or appends to.  Inline:
+ * callbacks.c is linked into the executable apart from the runtime. */
+static inline const char *ukcov__env(const char *name)
+{
+	return ukcov__secure() ? NULL : getenv(name);
+}
+
+/* Flags for a file the runtime opens by a name from the environment:
+ * a symlink planted at that name is not followed (ELOOP), and the
+ * descriptor neither leaks into an exec nor becomes a terminal's. */
+#define UKCOV_ENV_OPEN_FLAGS (O_NOFOLLOW | O_CLOEXEC | O_NOCTTY)
 
 /* Layout of the memfd.  The largest buffer any flavor accepts is Linux's
  * INT_MAX/8 entries (2 GiB), so the control block sits above 4 GiB in a
@@ -415,6 +441,7 @@ int ukcov__close_desc_fd(int fd);
 void ukcov__follow_setup(int mode, uint64_t entries, uint64_t uniq_words);
 void ukcov__follow_flush_locked(struct ukcov_thread *t, int unmap);
 void ukcov__follow_after_fork_child(void);
+int ukcov__follow_traces(const struct ukcov_thread *t);
 typedef int (*ukcov_pthread_create_fn)(pthread_t *, const pthread_attr_t *,
 				       void *(*)(void *), void *);
 int ukcov__thread_create(pthread_t *th, const pthread_attr_t *attr,
@@ -426,7 +453,17 @@ int __wrap_pthread_create(pthread_t *th,	/* NOLINT(bugprone-reserved-identifier)
 			  const pthread_attr_t *attr, void *(*fn)(void *),
 			  void *arg);
 void ukcov__thread_follow_arm(struct ukcov_thread *t, uint64_t *area,
-			      uint64_t entries, int mode, uint64_t uniq_words);
+			      uint64_t entries, int mode, uint64_t uniq_words,
+			      uint64_t *drops);
+
+/* ---- tree.c: every process of a traced program's tree (ukcov run,
+ * UKCOV_TREE) records into buffers of its own, one file per thread ---- */
+void ukcov__tree_init(int took_over);
+void ukcov__tree_after_fork_child(void);
+int ukcov__tree_active(void);
+int ukcov__tree_follows_threads(void);
+void ukcov__tree_arm_thread(void);
+void ukcov__tree_release(uint64_t *area, int unmap);
 
 /* ---- unique.c: unique coverage (KCOV_UNIQUE_ENABLE and the CMP
  * extension); the hot path is in unique_hot.h ---- */
@@ -513,7 +550,10 @@ void ukcov__nb_exec_failed(void);
 
 /* ---- modules.c (the tool's module table) ---- */
 void ukcov__modules_snapshot(void);
+void ukcov__modules_set_path(const char *path);
 void ukcov__modules_snapshot_to(const char *path, uint64_t ino);
+int ukcov__env_open_append(const char *var, const char *path, int create,
+			   int *said);
 
 /* ---- feeders.c (module tables of the processes feeding us) ---- */
 void ukcov__feeders_publish(struct ukcov_cb *cb);

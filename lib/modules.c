@@ -18,6 +18,7 @@
 #include "textline.h"
 
 #include <elf.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <link.h>
 #include <stdlib.h>
@@ -115,6 +116,22 @@ void put_build_id(struct line *l, const struct dl_phdr_info *info)
 	put(l, "-", 1);
 }
 
+/* The main program's name without /proc (a chroot, a container
+ * without it): the path the kernel was asked to execute (AT_EXECFN,
+ * set by Linux's create_elf_tables), else libc's argv[0].  compiler-rt
+ * names a .sancov file after the module's basename, never "?"; a
+ * relative name still gives that basename. */
+static const char *exe_name_without_proc(void)
+{
+	const char *fn = (const char *)getauxval(AT_EXECFN);
+
+	if (fn && *fn)
+		return fn;
+	if (program_invocation_name && *program_invocation_name)
+		return program_invocation_name;
+	return "?";
+}
+
 const char *object_path(const struct dl_phdr_info *info, char *exe,
 			size_t exe_size)
 {
@@ -124,10 +141,11 @@ const char *object_path(const struct dl_phdr_info *info, char *exe,
 		return info->dlpi_name;
 	/* The main program has an empty name. */
 	n = readlink("/proc/self/exe", exe, exe_size - 1);
-	if (n <= 0)
-		return "?";
-	exe[n] = '\0';
-	return exe;
+	if (n > 0) {
+		exe[n] = '\0';
+		return exe;
+	}
+	return exe_name_without_proc();
 }
 
 static int snapshot_object(struct dl_phdr_info *info, size_t size, void *arg)
@@ -171,9 +189,76 @@ int put_end(struct line *l)
 	return write(l->fd, l->buf, l->n) < 0 ? -1 : 0;
 }
 
+/*
+ * Open path, the value of the environment variable var, to append to
+ * (creating it 0600 if create).  The name came from whoever started the
+ * process: a symlink planted there is not followed (open(2) O_NOFOLLOW:
+ * ELOOP), and that is said once per *said, one line, async-signal-safe.
+ * The descriptor, or -1.
+ */
+int ukcov__env_open_append(const char *var, const char *path, int create,
+			   int *said)
+{
+	static const char tail[] = " is a symbolic link; not followed, "
+				   "nothing written";
+	int fd = ukcov__real_open(path, O_WRONLY | O_APPEND |
+				  UKCOV_ENV_OPEN_FLAGS |
+				  (create ? O_CREAT : 0), 0600);
+	struct line l = { .n = 0, .fd = 2 };
+
+	if (fd >= 0 || errno != ELOOP ||
+	    __atomic_exchange_n(said, 1, __ATOMIC_RELAXED))
+		return fd;
+	put(&l, "ukcov: ", 7);
+	put(&l, var, strlen(var));
+	put(&l, ": ", 2);
+	put_path(&l, path);
+	put(&l, tail, strlen(tail));
+	(void)put_end(&l);
+	errno = ELOOP;
+	return -1;
+}
+
+/* Append the table to path; ino != 0: see ukcov__modules_snapshot_to.
+ * var names where path came from, for the symlink message. */
+static void snapshot_into(const char *path, uint64_t ino, const char *var,
+			  int *said)
+{
+	struct stat st;
+	struct line l;
+
+	if (!path || !*path)
+		return;
+	/* A feeders memfd is reached through /proc/<pid>/fd/<n>, a link
+	 * by design, and checked by inode below; any other path is a name
+	 * from the environment (here or in the collector's). */
+	l.fd = ino ? ukcov__real_open(path, O_WRONLY | O_APPEND | O_CLOEXEC,
+				      0600)
+		   : ukcov__env_open_append(var, path, 1, said);
+	if (l.fd < 0)
+		return;
+	if (!ino || (fstat(l.fd, &st) == 0 && (uint64_t)st.st_ino == ino)) {
+		l.pid = (int)getpid();
+		dl_iterate_phdr(snapshot_object, &l);
+	}
+	ukcov__real_close(l.fd);
+}
+
+/* A process of a traced tree writes its table to its own file
+ * (tree.c), not to the traced program's UKCOV_MODULES. */
+static const char *modules_path;
+
+void ukcov__modules_set_path(const char *path)
+{
+	modules_path = path;
+}
+
 void ukcov__modules_snapshot(void)
 {
-	ukcov__modules_snapshot_to(getenv("UKCOV_MODULES"), 0);
+	static int said;	/* [A] */
+
+	snapshot_into(modules_path ? modules_path : ukcov__env("UKCOV_MODULES"),
+		      0, "UKCOV_MODULES", &said);
 }
 
 /* The same into path: a remote collector's table of its feeders
@@ -182,18 +267,7 @@ void ukcov__modules_snapshot(void)
  * memfd and reused the number) is left alone. */
 void ukcov__modules_snapshot_to(const char *path, uint64_t ino)
 {
-	struct stat st;
-	struct line l;
+	static int said;	/* [A] */
 
-	if (!path || !*path)
-		return;
-	l.fd = ukcov__real_open(path, O_WRONLY | O_APPEND | O_CLOEXEC |
-				(ino ? 0 : O_CREAT), 0600);
-	if (l.fd < 0)
-		return;
-	if (!ino || (fstat(l.fd, &st) == 0 && (uint64_t)st.st_ino == ino)) {
-		l.pid = (int)getpid();
-		dl_iterate_phdr(snapshot_object, &l);
-	}
-	ukcov__real_close(l.fd);
+	snapshot_into(path, ino, "UKCOV_REMOTE_MODULES", &said);
 }

@@ -161,8 +161,8 @@ static int runtime_dir_is_mine(const char *dir)
 
 static int registry_path(char *buf, size_t size)
 {
-	const char *p = getenv("UKCOV_REGISTRY");
-	const char *xdg = getenv("XDG_RUNTIME_DIR");
+	const char *p = ukcov__env("UKCOV_REGISTRY");
+	const char *xdg = ukcov__env("XDG_RUNTIME_DIR");
 	int n;
 
 	if (p && *p)

@@ -191,7 +191,7 @@ static void busy_leave(struct ukcov_thread *t)
  * a NetBSD remote: Linux's kcov_mode_enabled(t->kcov_mode) for a task. */
 static int thread_traces(const struct ukcov_thread *t)
 {
-	return t->owned != NULL || t->follow_area != NULL ||
+	return t->owned != NULL || ukcov__follow_traces(t) ||
 	       t->remote_coll != NULL || t->nb_remote != NULL;
 }
 
@@ -502,7 +502,7 @@ static int remote_enable_check(const struct ukcov_desc *d,
  * reads (feeders.c). */
 static void remote_modules_path(struct ukcov_cb *cb)
 {
-	const char *p = getenv("UKCOV_REMOTE_MODULES");
+	const char *p = ukcov__env("UKCOV_REMOTE_MODULES");
 	size_t n = p ? strlen(p) : 0;
 
 	if (!p || !*p) {

@@ -591,7 +591,8 @@ static int nb_enter_check(const struct ukcov_thread *t)
 {
 	if (t->nb_remote)
 		return NB_NESTED;
-	if (t->follow_area || t->remote_coll || ukcov__thread_has_kcov(t))
+	if (ukcov__follow_traces(t) || t->remote_coll ||
+	    ukcov__thread_has_kcov(t))
 		return NB_TRACES;
 	return -1;
 }

@@ -208,17 +208,20 @@ void ukcov__thread_arm(struct ukcov_thread *t, struct ukcov_desc *d,
 	ukcov__thread_rearm_hot(t);
 }
 
-/* A thread of a program traced with "ukcov run --threads all": it owns
- * no descriptor, it records into its own buffer (follow.c). */
+/* A thread of a program traced with "ukcov run --threads all", or of
+ * another process of its tree: it owns no descriptor, it records into
+ * its own buffer (follow.c, tree.c). */
 void ukcov__thread_follow_arm(struct ukcov_thread *t, uint64_t *area,
-			      uint64_t entries, int mode, uint64_t uniq_words)
+			      uint64_t entries, int mode, uint64_t uniq_words,
+			      uint64_t *drops)
 {
 	pthread_mutex_lock(&ukcov__proc_lock);
 	t->follow_area = area;
 	t->follow_entries = entries;
 	t->follow_drops = 0;
 	t->mode = mode;
-	t->drops = &t->follow_drops;
+	/* A tree buffer counts its drops in its file (tree.c). */
+	t->drops = drops ? drops : &t->follow_drops;
 	t->uniq_words = uniq_words;
 	ukcov__uniq_prepare(t, mode, uniq_words);
 	ukcov__uniq_trust_if_clear(t, area);

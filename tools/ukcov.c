@@ -49,9 +49,10 @@ static const char usage_text[] =
 "\n"
 "Collect:\n"
 "  run [--mode unique|pc|cmp|cmp-unique] [--size N] [--bitmap N]\n"
-"      [--threads main|all] [--raw] [-o DUMP] -- PROG ARGS\n"
-"                          run PROG with a kcov descriptor; print or save\n"
-"                          each point it covered, once (--mode unique)\n"
+"      [--threads main|all] [--no-follow] [--raw] [-o DUMP] -- PROG ARGS\n"
+"                          run PROG and its children with kcov; save each\n"
+"                          point covered, once (--mode unique), to DUMP\n"
+"                          (- for stdout; default ukcov.PID.dump)\n"
 "  run --remote HANDLE[,HANDLE...] [--common] [--mode pc|cmp] [-o DUMP]\n"
 "      -- CLIENT ARGS      collect the remote sections of those handles\n"
 "                          (any process) while CLIENT runs\n"
@@ -146,6 +147,7 @@ static const struct opt_def opt_defs[] = {
 	{ "remote", NULL, 's', OFF(remote) },
 	{ "common", NULL, 'b', OFF(common) },
 	{ "raw", NULL, 'b', OFF(raw) },
+	{ "follow", NULL, 'b', OFF(follow) },
 	{ "lines", NULL, 'b', OFF(lines) },
 	{ "source-root", NULL, 's', OFF(source_root) },
 	{ "allow-missing-sources", NULL, 'b', OFF(allow_missing_sources) },
@@ -248,6 +250,7 @@ static void set_defaults(struct options *o)
 	o->demangle = o->skip_dead = o->default_ignorelist = true;
 	o->mode = "unique";
 	o->threads = "main";
+	o->follow = true;
 	o->size = 1UL << 20;
 }
 

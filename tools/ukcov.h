@@ -19,6 +19,7 @@ struct options {
 	const char *remote;		/* run: --remote HANDLE[,HANDLE...] */
 	bool common;			/* run: --common (with --remote) */
 	bool raw;			/* run: print the raw trace */
+	bool follow;			/* run: the whole process tree */
 	bool lines;			/* print: symbolize each point */
 	const char *source_root;	/* reports: where sources live */
 	bool allow_missing_sources;	/* report: render without text */

@@ -651,6 +651,100 @@ static void t_direct_bits(const struct kc *k)
 	close(fd);
 }
 
+/* Calls of the PC callback from HASHED_CALLS "call *%rbx" (ff d3) in an
+ * executable page of our own, then "ret": as many distinct points
+ * outside the executable's text, which therefore take the hashed table
+ * after the direct bits.  The page is written, then made read-execute. */
+#define HASHED_CALLS 1000
+
+static uint8_t *hashed_code_new(size_t *len)
+{
+	uint8_t *p;
+
+	*len = ((size_t)HASHED_CALLS * 2 + 1 + 4095) & ~(size_t)4095;
+	p = mmap(NULL, *len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		FAIL("mmap: %s", errname(errno));
+	for (size_t i = 0; i < HASHED_CALLS; i++) {
+		p[2 * i] = 0xff;
+		p[2 * i + 1] = 0xd3;
+	}
+	p[(size_t)2 * HASHED_CALLS] = 0xc3;
+	if (mprotect(p, *len, PROT_READ | PROT_EXEC) != 0)
+		FAIL("mprotect: %s", errname(errno));
+	return p;
+}
+
+/* Run that code: %rbx holds the callback (callee-saved, so it stays
+ * for every call); the stack as adjacent_calls() leaves it, one word
+ * lower, so that the callback is entered with the ABI's alignment. */
+static __attribute__((noinline)) void hashed_calls(const uint8_t *code)
+{
+	__asm__ volatile(
+		"mov %%rsp, %%r12\n\t"
+		"sub $128, %%rsp\n\t"
+		"and $-16, %%rsp\n\t"
+		"sub $8, %%rsp\n\t"
+		"mov __sanitizer_cov_trace_pc@GOTPCREL(%%rip), %%rbx\n\t"
+		"call *%0\n\t"
+		"mov %%r12, %%rsp"
+		:: "r"(code)
+		: "rax", "rbx", "rcx", "rdx", "rsi", "rdi", "r8", "r9",
+		  "r10", "r11", "r12", "memory", "cc", "xmm0", "xmm1",
+		  "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8",
+		  "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14",
+		  "xmm15");
+}
+
+/* With direct bits, the hashed table is the bitmap's words after them
+ * (64 here: 4096 slots): a table sized by the whole bitmap would put
+ * its high slots' bits in the trace.  1000 hashed points: each recorded
+ * once, in call order, 2 bytes apart; their bits all in the hashed
+ * words; none in the direct ones; the trace after the last record still
+ * zero. */
+static void t_direct_hashed(const struct kc *k)
+{
+	uint64_t bw = direct_bitmap(), *buf, *tr, n, entries, first;
+	uint64_t words = HASHED_CALLS + 1;
+	size_t len;
+	uint8_t *code = hashed_code_new(&len);
+	int fd;
+
+	/* A trace longer than the bitmap: bits set past the hashed words
+	 * land in it, to be seen, rather than past the mapping. */
+	entries = (2 * bw + words + 512 + 511) & ~(uint64_t)511;
+	fd = kc_setup(k, entries, &buf);
+	tr = buf + bw;
+	uniq_enable_ok(k, fd, bw);
+	hashed_calls(code);
+	hashed_calls(code);
+	kc_disable_ok(k, fd);
+	n = rec_count(tr);
+	CHECK_EQ(n, HASHED_CALLS);
+	first = tr[1];
+	/* The return address of the first call, less one as the kernel's
+	 * _RET_IP_ - 1 convention, or not: the runtime's choice. */
+	CHECK(first == (uint64_t)(uintptr_t)code + 1 ||
+	      first == (uint64_t)(uintptr_t)code + 2);
+	for (uint64_t i = 1; i < HASHED_CALLS; i++)
+		if (tr[1 + i] != first + 2 * i)
+			FAIL("record %llu: 0x%llx, want 0x%llx",
+			     (unsigned long long)i,
+			     (unsigned long long)tr[1 + i],
+			     (unsigned long long)(first + 2 * i));
+	for (uint64_t i = 1 + HASHED_CALLS; i < entries - bw; i++)
+		if (tr[i] != 0)
+			FAIL("trace word %llu after the records: 0x%llx",
+			     (unsigned long long)i, (unsigned long long)tr[i]);
+	CHECK_EQ(bitmap_popcount(buf, text_words), 0);
+	CHECK_EQ(bitmap_popcount(buf + text_words, bw - text_words),
+		 HASHED_CALLS);
+	CHECK_EQ(kc_dropped(k, fd), 0);
+	close(fd);
+	munmap(code, len);
+}
+
 static long op_uniq_leaves(void *p)
 {
 	const struct uniq_thread *u = p;
@@ -875,6 +969,8 @@ void register_unique_tests(void)
 	reg_one("unique.direct_bits", t_direct_bits, FL_LINUX,
 		core_have_native, 0);
 	reg_one("unique.direct_image", t_direct_image, FL_LINUX,
+		core_have_native, 0);
+	reg_one("unique.direct_hashed", t_direct_hashed, FL_LINUX,
 		core_have_native, 0);
 	reg_one("unique.exec_direct", t_exec_direct, FL_LINUX,
 		core_have_native, 0);

@@ -80,7 +80,7 @@ if [ "$(uname -m)" = x86_64 ]; then
         layout "${cb:-/dev/null}" "layout/$a/"
     done
     clang -std=gnu11 -O2 -fPIC -ftls-model=initial-exec -fvisibility=hidden \
-        -D_GNU_SOURCE -Iinclude -Ilib -c lib/callbacks.c -o "$T/cb-clang.o" &&
+        -D_GNU_SOURCE ${UKCOV_NO_ASM:+-DUKCOV_NO_ASM} -Iinclude -Ilib -c lib/callbacks.c -o "$T/cb-clang.o" &&
         layout "$T/cb-clang.o" "layout/clang/"
 fi
 summary

@@ -188,10 +188,10 @@ ukcov: error: no valid coverage files given (need a binary with its .sancov file
 	"$U" merge -o gh.dump g.dump h.dump; "$U" merge -o hg.dump h.dump g.dump; "$U" merge -o ghg.dump gh.dump g.dump
 	same "dump merge order-independent" "cat gh.dump" "cat hg.dump"
 	same "dump merge associative" "sed /^info/d gh.dump" "sed /^info/d ghg.dump"
-	"$U" run -- ./prog_gcc 5 >plain.txt 2>/dev/null
-	grep -q '^prog_gcc+0x[0-9a-f]* libfn .*lib.c:' plain.txt && ok "run prints symbolized points" || bad "run output" plain.txt
-	"$U" run --raw -- ./dsomain 1 2 3 >raw.txt 2>/dev/null
-	"$U" run -- ./dsomain 1 2 3 >dso.txt 2>/dev/null
+	"$U" run -o plain.dump -- ./prog_gcc 5 2>/dev/null && "$U" print --lines plain.dump >plain.txt
+	grep -q '^prog_gcc+0x[0-9a-f]* libfn .*lib.c:' plain.txt && ok "run's dump prints symbolized points" || bad "run output" plain.txt
+	"$U" run --raw -o - -- ./dsomain 1 2 3 >raw.txt 2>/dev/null
+	"$U" run -o dso.dump -- ./dsomain 1 2 3 2>/dev/null && "$U" print --lines dso.dump >dso.txt
 	grep -q '^libdso.so+0x' dso.txt && ok "run covers shared libraries" || bad "run dso" dso.txt
 	UKCOV_CMP=1 "$CC_W" -O0 "$SRC/main.c" "$SRC/lib.c" -o prog_cmp
 	"$U" run --mode cmp -o c.dump -- ./prog_cmp 4 200 2>/dev/null
@@ -213,7 +213,7 @@ ukcov: error: no valid coverage files given (need a binary with its .sancov file
 	# The same records as a raw kcov CMP buffer (count word, then
 	# {type, arg1, arg2, ip}) with a UKCOV_MODULES snapshot: ukcov cmp
 	# decodes it exactly as it decodes the dump.
-	"$U" run --mode cmp --raw -- ./prog_cmpnp 4 5 >cmpnp.raw.txt 2>/dev/null
+	"$U" run --mode cmp --raw -o - -- ./prog_cmpnp 4 5 >cmpnp.raw.txt 2>/dev/null
 	UKCOV_MODULES=$T/cmpnp.modules ./prog_cmpnp 4 5
 	python3 - <<'EOF'
 import struct
@@ -235,7 +235,7 @@ fi
 grep -q ' worker_a$' "$T/all.txt" && grep -q ' worker_b$' "$T/all.txt" && grep -q ' worker_c$' "$T/all.txt" && grep -q ' main_only$' "$T/all.txt" && ok "run --threads all covers every thread" || bad "run --threads all" "$T/all.err"
 (cd "$T" && "$U" run -o main.dump -- ./threads && "$U" covered-functions main.dump threads) >"$T/main.txt" 2>/dev/null
 grep -q ' main_only$' "$T/main.txt" && ! grep -q ' worker_' "$T/main.txt" && ok "run --threads main covers only the main thread" || bad "run --threads main" "$T/main.txt"
-(cd "$T" && "$U" run --threads all --raw -- ./threads) >"$T/raw.txt" 2>/dev/null
+(cd "$T" && "$U" run --threads all --raw -o - -- ./threads) >"$T/raw.txt" 2>/dev/null
 [ "$(grep -c '^# thread [1-9][0-9]*$' "$T/raw.txt")" = 3 ] && ok "run --threads all --raw: one block per thread" || bad "run --threads all --raw" "$T/raw.txt"
 # How many records the main thread makes, counted by the simplest
 # runtime there is: a trace-pc callback that counts the main thread's

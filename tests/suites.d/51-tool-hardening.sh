@@ -250,7 +250,7 @@ if UKCOV_CMP=1 UKCOV_CC=gcc "$CC_W" -O0 -no-pie cmpone.c -o cmpone 2>"$T/cc.err"
 	len=$(echo "$call" | cut -f2 | wc -w)
 	want=$(printf '%x' $((0x$addr + len - 1)))
 	"$U" run --mode cmp -o cmpone.dump -- ./cmpone 100 2>/dev/null
-	"$U" run --mode cmp --raw -- ./cmpone 100 >cmpone.raw 2>/dev/null
+	"$U" run --mode cmp --raw -o - -- ./cmpone 100 >cmpone.raw 2>/dev/null
 	python3 -c '
 import struct
 recs = [[int(w, 16) for w in l.split()] for l in open("cmpone.raw") if l.startswith("0x")]

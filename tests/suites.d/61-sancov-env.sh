@@ -1,0 +1,161 @@
+#!/bin/sh
+# Hostile files and environment, SanitizerCoverage side (issue 16):
+#  - coverage_direct=1 leaves a <pid>.pc.sancov.map it found taken
+#    byte for byte as it was, and says so once;
+#  - an AT_SECURE (set-user-ID) process reads no UKCOV_* variable and
+#    takes over no inherited kcov descriptor (each with its positive
+#    control: the same binary without the set-user-ID bit);
+#  - a symlink planted at the UKCOV_MODULES or UKCOV_THREADS_OUT path
+#    is not followed, and that is said once;
+#  - without /proc the executable's .sancov is <prog>.<pid>.sancov.
+# The set-user-ID and /proc parts need root (skipped otherwise).  Needs
+# the runtime built (make B=$B lib); B may be absolute.
+. tests/lib.sh
+S=tests/sancov
+L=$(cd "$B" && pwd)
+SHARED="-L$L -Wl,-rpath,$L -lukcov"
+D=$T/env
+mkdir -p "$D"
+# The set-user-ID program runs as nobody: every directory it might
+# write to is writable by anyone, so that a file it does not write
+# is one it chose not to write.
+chmod 755 "$T"
+chmod 1777 "$D"
+
+build() {
+    name=$1
+    shift
+    if "$@" >"$T/build.out" 2>&1; then
+        return 0
+    fi
+    bad "$name" "$(tail -3 "$T/build.out" | tr '\n' ' ')"
+    return 1
+}
+
+# A trace-pc program (20 functions), a guard one, and the exec helper.
+sh $S/gen_pcdir.sh 20 >"$D/t.c"
+build env-build clang -O0 -fsanitize-coverage=trace-pc -c "$D/t.c" -o "$D/t.o" &&
+build env-build gcc -O1 -Iinclude -c $S/pcdir_main.c -o "$D/m.o" &&
+build env-build gcc "$D/m.o" "$D/t.o" $SHARED -o "$D/prog" &&
+build env-build clang -O1 -fsanitize-coverage=trace-pc-guard -c $S/feat_target.c -o "$D/ft.o" &&
+build env-build gcc -O1 -Iinclude -c $S/feat_main.c -o "$D/fm.o" &&
+build env-build gcc "$D/fm.o" "$D/ft.o" $SHARED -o "$D/feat" &&
+build env-build gcc -O1 -Iinclude $S/secure_exec.c $SHARED -o "$D/sx" || { summary; exit; }
+
+# count PATTERN FILE: lines of FILE that are exactly PATTERN.
+count() { grep -c -x -F -- "$1" "$2"; }
+
+# ---- 1. coverage_direct=1: a map file found taken survives ----------
+# The pid is known before the program runs: sh plants the file as
+# $$.pc.sancov.map (another owner's, as root), then execs the program
+# in its place.
+for prog in feat prog; do
+    t=direct-foreign-pc-map-$prog
+    rm -rf "$D/dir" && mkdir "$D/dir"
+    printf 'not ours\n' >"$D/foreign"
+    arg=api
+    [ $prog = prog ] && arg=seq
+    sh -c 'cp "$1/foreign" "$1/dir/$$.pc.sancov.map" &&
+           { [ "$(id -u)" -ne 0 ] || chown nobody "$1/dir/$$.pc.sancov.map"; } &&
+           stat -c "%i %U" "$1/dir/$$.pc.sancov.map" >"$1/before" && echo $$ >"$1/pid" &&
+           exec env UKCOV_OPTIONS="coverage_direct=1:coverage_dir=$1/dir" "$1/$2" "$3"' \
+        sh "$D" $prog $arg >/dev/null 2>"$D/err"
+    pid=$(cat "$D/pid")
+    f=$D/dir/$pid.pc.sancov.map
+    msg="ukcov: cannot write $f: exists and is not this process's file; not overwritten"
+    if cmp -s "$D/foreign" "$f" && [ "$(stat -c '%i %U' "$f")" = "$(cat "$D/before")" ] &&
+       [ "$(count "$msg" "$D/err")" -eq 1 ] && [ "$(wc -l <"$D/err")" -eq 1 ]; then
+        ok "$t"
+    else
+        bad "$t" "$(ls "$D/dir" | tr '\n' ' ') $(tr '\n' '|' <"$D/err")"
+    fi
+done
+
+# ---- 2. symlinks planted at UKCOV_MODULES / UKCOV_THREADS_OUT -------
+# The helper execs the program with a descriptor enabled: the takeover
+# reads UKCOV_THREADS_OUT, the takeover and the exit (twice) write the
+# module table, and four threads each write their block: one message
+# per variable, the links' targets unchanged.
+printf 'keep me\n' >"$D/target"
+cp "$D/target" "$D/mtarget" && cp "$D/target" "$D/ttarget"
+ln -sf "$D/mtarget" "$D/mlink"
+ln -sf "$D/ttarget" "$D/tlink"
+# (env(1) gives the variables to the program only: the helper has a
+# runtime of its own, which writes UKCOV_MODULES too.)
+"$D/sx" "$(command -v env)" UKCOV_MODULES="$D/mlink" UKCOV_THREADS_OUT="$D/tlink" \
+    "$D/prog" threads >"$D/out" 2>"$D/err"
+for v in MODULES:m THREADS_OUT:t; do
+    var=UKCOV_${v%%:*} x=${v#*:}
+    t=env-symlink-not-followed-$var
+    msg="ukcov: $var: $D/${x}link is a symbolic link; not followed, nothing written"
+    if cmp -s "$D/target" "$D/${x}target" && [ "$(count "$msg" "$D/err")" -eq 1 ] &&
+       [ -L "$D/${x}link" ] && grep -q -E '^records [0-9]+$' "$D/out"; then
+        ok "$t"
+    else
+        bad "$t" "$(cat "$D/out") $(tr '\n' '|' <"$D/err")"
+    fi
+done
+[ "$(wc -l <"$D/err")" -eq 2 ] && ok env-symlink-two-lines-in-all ||
+    bad env-symlink-two-lines-in-all "$(tr '\n' '|' <"$D/err")"
+
+# ---- 3. AT_SECURE: no environment, no takeover ----------------------
+# Run as root, a copy owned by nobody with the set-user-ID bit has
+# euid != ruid: the kernel sets AT_SECURE.  Its control is the same
+# binary without the bit.
+suid_ok=no
+if [ "$(id -u)" -eq 0 ] && ! findmnt -n -o OPTIONS -T "$D" | grep -q nosuid; then
+    cp "$D/prog" "$D/prog-suid" && chown nobody "$D/prog-suid" && chmod 4755 "$D/prog-suid" &&
+        [ "$(stat -c %U "$D/prog-suid")" = nobody ] && suid_ok=yes
+fi
+if [ $suid_ok = no ]; then
+    echo "# skipped: AT_SECURE tests (need root and a suid-capable $D)"
+else
+    # secure_run TAG BIN: BIN seq under the helper, with every variable
+    # pointing into a fresh $D/TAG.d; output in $D/TAG.out/.err.
+    secure_run() {
+        rm -rf "$D/$1.d" && mkdir "$D/$1.d" && chmod 1777 "$D/$1.d"
+        "$D/sx" "$(command -v env)" UKCOV_OPTIONS="coverage=1:coverage_dir=$D/$1.d" \
+            UKCOV_MODULES="$D/$1.d/modules" UKCOV_THREADS_OUT="$D/$1.d/threads" \
+            "$2" seq >"$D/$1.out" 2>"$D/$1.err"
+    }
+    secure_run plain "$D/prog"
+    secure_run suid "$D/prog-suid"
+    # Positive control: each of the three happens without the bit.
+    set -- "$D/plain.d"/prog.*.sancov
+    [ -f "$1" ] && ok at-secure-control-options-read || bad at-secure-control-options-read "$(ls "$D/plain.d")"
+    grep -q '^M ' "$D/plain.d/modules" 2>/dev/null && ok at-secure-control-modules-written ||
+        bad at-secure-control-modules-written "$(ls "$D/plain.d")"
+    [ -s "$D/plain.d/threads" ] && grep -q -E '^records [1-9]' "$D/plain.out" &&
+        ok at-secure-control-takeover || bad at-secure-control-takeover "$(cat "$D/plain.out")"
+    # With it: nothing of the three, and no message either.
+    [ -z "$(ls "$D/suid.d")" ] && ok at-secure-no-env-file-created ||
+        bad at-secure-no-env-file-created "$(ls -l "$D/suid.d")"
+    [ "$(cat "$D/suid.out")" = "records 0" ] && ok at-secure-no-takeover ||
+        bad at-secure-no-takeover "$(cat "$D/suid.out")"
+    [ ! -s "$D/suid.err" ] && ok at-secure-silent || bad at-secure-silent "$(tr '\n' '|' <"$D/suid.err")"
+    # UKCOV_OPTIONS alone, without the helper: no .sancov anywhere.
+    rm -rf "$D/cwd.d" && mkdir "$D/cwd.d" && chmod 1777 "$D/cwd.d"
+    (cd "$D/cwd.d" && UKCOV_OPTIONS=coverage=1 "$D/prog-suid" seq)
+    [ -z "$(ls "$D/cwd.d")" ] && ok at-secure-options-ignored ||
+        bad at-secure-options-ignored "$(ls -l "$D/cwd.d")"
+fi
+
+# ---- 4. without /proc: <prog>.<pid>.sancov --------------------------
+# An empty directory bind-mounted over /proc in a mount namespace of
+# its own: /proc/self/exe cannot be read; compiler-rt names the file
+# after the module, so the runtime takes the name execve was given.
+mkdir -p "$D/noproc.d" "$D/empty"
+if [ "$(id -u)" -eq 0 ] &&
+   unshare -m sh -c "mount --bind '$D/empty' /proc && [ ! -e /proc/self ]" 2>/dev/null; then
+    unshare -m sh -c "mount --bind '$D/empty' /proc && echo \$\$ >'$D/pid' &&
+        exec env UKCOV_OPTIONS=coverage=1:coverage_dir='$D/noproc.d' '$D/prog' seq" 2>"$D/err"
+    pid=$(cat "$D/pid")
+    if [ "$(ls "$D/noproc.d")" = "prog.$pid.sancov" ] && [ ! -s "$D/err" ]; then
+        ok no-proc-sancov-named-after-program
+    else
+        bad no-proc-sancov-named-after-program "pid $pid: $(ls "$D/noproc.d") $(cat "$D/err")"
+    fi
+else
+    echo "# skipped: no-proc test (needs root and unshare -m)"
+fi
+summary
