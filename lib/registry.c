@@ -112,11 +112,12 @@ static struct {
 	uint64_t seen_seq;	/* the file's seq at the last check */
 	uint64_t seen_epoch;	/* the hint's epoch then */
 	int unannounced;	/* checks in a row that saw such a change */
+	uint64_t odd_seen;	/* an odd seq the last check saw, or 0 */
 	uint64_t local_gen;	/* bumped when the file changed unseen */
 	char path[256];		/* for the one message */
 	pthread_mutex_t lock;	/* opening, in this process */
 	pthread_mutex_t wlock;	/* writers, in this process */
-} reg = { 0, -1, 0, NULL, 0, 0, 0, 0, 0, 0, 0, 0, "",
+} reg = { 0, -1, 0, NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0, "",
 	  PTHREAD_MUTEX_INITIALIZER,
 	  PTHREAD_MUTEX_INITIALIZER };
 
@@ -404,6 +405,8 @@ static void hint_note_change(const struct reg_hint *hint, uint64_t seq)
 	__atomic_add_fetch(&reg.local_gen, 1, __ATOMIC_RELEASE);
 }
 
+static void registry_repair(void);
+
 /* Every HINT_CHECK_NS, one thread of the process reads the file's
  * header: a truncated or corrupt file is noticed (said once), a hint
  * the file no longer names is dropped, and a change no hint announced
@@ -428,6 +431,12 @@ static void hint_check(void)
 		__atomic_store_n(&reg.hint, NULL, __ATOMIC_RELEASE);
 	hint_note_change(__atomic_load_n(&reg.hint, __ATOMIC_ACQUIRE),
 			 hd.seq);
+	/* The same odd seq 100 ms apart: a writer died half-way (writers
+	 * take microseconds).  Not from a handler: the repair blocks. */
+	if ((hd.seq & 1) && hd.seq == reg.odd_seen &&
+	    __ukcov_thread.sig_depth == 0)
+		registry_repair();
+	reg.odd_seen = (hd.seq & 1) ? hd.seq : 0;
 }
 
 static int registry_open_locked(void)
@@ -690,7 +699,7 @@ static void registry_remove_matching(const struct reg_match *m)
 {
 	struct reg_slot s[REG_CHUNK];
 	struct reg_header h;
-	uint64_t far = 0, d, homes[REG_SLOTS / 64] = { 0 };
+	uint64_t far = 0, d, live = 0, homes[REG_SLOTS / 64] = { 0 };
 	unsigned i, j;
 
 	if (writer_begin(&h) != 0)
@@ -714,14 +723,26 @@ static void registry_remove_matching(const struct reg_match *m)
 				far = d;
 			homes[reg_home(s[j].handle) / 64] |=
 				1ULL << (reg_home(s[j].handle) % 64);
+			live++;
 		}
 	}
 	h.maxprobe = far;
+	h.used = live;		/* counted, not trusted */
 	for (i = 0; reg.hint && i < REG_SLOTS / 64; i++)
 		__atomic_store_n(&reg.hint->homes[i], homes[i],
 				 __ATOMIC_RELAXED);
 out:
 	writer_end(&h);
+}
+
+/* After a writer died half-way (seq left odd): a removal that matches
+ * nothing rewrites used, maxprobe and the hint's bitmap from the slots
+ * and makes seq even, so readers trust hits again. */
+static void registry_repair(void)
+{
+	struct reg_match none = { 0, -1, 0, 0 };	/* live pids are > 0 */
+
+	registry_remove_matching(&none);
 }
 
 /* Unregister every handle of (this process, fd, gen); all of this
