@@ -427,7 +427,7 @@ static void t_feeder_follows_changes(const struct kc *k)
  * waits on time: the repair is timed by design. */
 static void t_dead_writer_repaired(const struct kc *k)
 {
-	struct timespec tick = { 0, 10 * 1000 * 1000 };
+	struct timespec tick = { 0, 10000000L };	/* 10 ms */
 	uint64_t *buf, h = USB(0x71), seq;
 	int fd = kc_setup(k, KC_ENTRIES, &buf), rfd;
 	struct peer f;
