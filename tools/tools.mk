@@ -64,6 +64,16 @@ $(B)/fuzz/fuzz-ctlblock: tests/tool/fuzz/fuzz_ctlblock.c lib/cbcheck.c \
 	    -fno-sanitize-recover=undefined -D_GNU_SOURCE -Iinclude -Ilib \
 	    $< lib/cbcheck.c -o $@
 
+# The registry reader is runtime code (lib/, never instrumented in the
+# library itself): its harness gets the one pure file and no tool code.
+FUZZ_BINS += $(B)/fuzz/fuzz-registry
+$(B)/fuzz/fuzz-registry: tests/tool/fuzz/fuzz_registry.c lib/registry_slots.c \
+		lib/registry_format.h | $(B)
+	@mkdir -p $(dir $@)
+	clang -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
+	    -fno-sanitize-recover=undefined -D_GNU_SOURCE -Ilib \
+	    $< lib/registry_slots.c -o $@
+
 # The length decoder against capstone (tests/tool/x86len_check.c).
 X86LEN_CHECK_SRCS := tools/x86len.c tools/elfpoints.c tools/util.c
 $(B)/tests/x86len-check: tests/tool/x86len_check.c $(X86LEN_CHECK_SRCS) $(TOOL_HDRS) | $(B)

@@ -461,7 +461,7 @@ fi
 # ---- fuzzing: every parser, bounded, plus the kept regression inputs -----
 FZ=$TOP/$B/fuzz
 if [ -x "$FZ/fuzz-sancov" ]; then
-	for p in sancov symcov dump rawmap modules elfpoints x86len ctlblock; do mkdir -p "seed-$p"; done
+	for p in sancov symcov dump rawmap modules elfpoints x86len ctlblock registry; do mkdir -p "seed-$p"; done
 	cp "$S1" "$S2" seed-sancov/; cp a1.symcov c1.symcov seed-symcov/
 	cp ./*.dump seed-dump/ 2>/dev/null
 	printf 'M 1 ab12 1000 1000 2000 /bin/x\n' >seed-modules/a
@@ -482,9 +482,20 @@ for f in sys.argv[1:-1]:
     for i in range(0, len(data) - 16, 4099):
         open("%s/%s-%d" % (sys.argv[-1], f, i), "wb").write(data[i:i + 16])
 PY
+	# registry: a handle, flags, then a header and the slots (tiled to
+	# 1024, or bit 0 of flags: exactly these bytes, truncated).
+	python3 - seed-registry <<'PY'
+import struct, sys
+h = 0xdead
+hdr = struct.pack('<QIIQQQ3Q', 0x7267657276636b75, 2, 1024, 1, 1, 0, 0, 0, 0)
+live = struct.pack('<QiiQQQ', h, 7, 3, 5, 9, 1)
+dead = struct.pack('<QiiQQQ', 2**64 - 1, 0, 0, 0, 0, 0)
+open(sys.argv[1] + '/tiled', 'wb').write(struct.pack('<Q', h) + b'\0' + hdr + dead + live)
+open(sys.argv[1] + '/exact', 'wb').write(struct.pack('<Q', h) + b'\1' + hdr + live * 3)
+PY
 	# A crash is kept under the build directory, never in the source
 	# tree; copy it into tests/tool/fuzz-regress/ by hand with its fix.
-	for p in sancov symcov dump rawmap modules elfpoints x86len ctlblock; do
+	for p in sancov symcov dump rawmap modules elfpoints x86len ctlblock registry; do
 		crash=$TOP/$B/fuzz-crashes/$p
 		rm -rf "crash-$p"; mkdir -p "crash-$p"
 		len=4096; [ $p = elfpoints ] && len=32768; [ $p = x86len ] && len=20
