@@ -139,6 +139,33 @@ struct ukcov_cb {
 	uint64_t nb_id;			/* [M] */
 };
 
+/* ---- cbcheck.c: a control block checked as another process's input
+ * (docs/FORMATS.md, "Trust") ---- */
+struct ukcov_cb_bounds {
+	uint64_t entries;	/* the buffer: entries * 8 <= bytes */
+	uint64_t bytes;		/* page-rounded, below the block; 0: none */
+	uint64_t uniq_words;	/* < entries - 1, or 0 */
+	uint64_t remote_area;	/* clamped to entries */
+	int32_t remote_mode;	/* UKCOV_MODE_PC, _CMP, or _NONE if bad */
+};
+/* NULL, with the bounds of one copy of the block, or why it is not
+ * used.  block/len: the bytes as read; file_size: fstat's. */
+const char *ukcov__cb_check(const void *block, size_t len, uint64_t file_size,
+			    uint64_t page, struct ukcov_cb_bounds *out);
+/* Map of a peer's block refused: one line on stderr, once per site. */
+enum ukcov_peer_site {
+	UKCOV_PEER_DESC,	/* a descriptor of this process */
+	UKCOV_PEER_PROXY,	/* another process's remote collector */
+	UKCOV_PEER_EXEC,	/* a descriptor inherited across exec */
+	UKCOV_PEER_SITES,
+};
+void ukcov__peer_refused(enum ukcov_peer_site site, int fd, const char *why);
+/* fd's block, checked against fd's size: NULL or why not. */
+const char *ukcov__cb_check_fd(int fd, const struct ukcov_cb *cb,
+			       struct ukcov_cb_bounds *out);
+/* ukcov__fd_looks_like_ukcov, saying why a lookalike is refused. */
+int ukcov__fd_ukcov_why(int fd, const char **why);
+
 /*
  * Per-process view of one descriptor (one memfd inode), shared by the
  * process's fds that refer to it.  All fields under ukcov__proc_lock.
@@ -149,6 +176,9 @@ struct ukcov_desc {
 	struct ukcov_cb *cb;		/* this process's mapping of the block */
 	uint64_t *buf;			/* runtime's own mapping of the buffer */
 	size_t buf_len;
+	uint64_t entries;		/* cb->entries checked against buf_len
+					 * when the buffer was mapped: what this
+					 * process bounds its writes by */
 	int nfds;			/* fds of this process referring to it */
 	int ntracers;			/* threads of this process armed on buf */
 	int uniq_direct;		/* a thread of this image armed it with
@@ -551,7 +581,7 @@ void ukcov__nb_exec_failed(void);
 /* ---- modules.c (the tool's module table) ---- */
 void ukcov__modules_snapshot(void);
 void ukcov__modules_set_path(const char *path);
-void ukcov__modules_snapshot_to(const char *path, uint64_t ino);
+void ukcov__modules_snapshot_peer(const char *path, uint64_t ino);
 int ukcov__env_open_append(const char *var, const char *path, int create,
 			   int *said);
 

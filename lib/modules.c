@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <link.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -219,29 +220,60 @@ int ukcov__env_open_append(const char *var, const char *path, int create,
 	return -1;
 }
 
-/* Append the table to path; ino != 0: see ukcov__modules_snapshot_to.
- * var names where path came from, for the symlink message. */
-static void snapshot_into(const char *path, uint64_t ino, const char *var,
-			  int *said)
+#define TABLE_OPEN (O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
+
+/* fd if it is a regular file (of inode ino, if not 0), else closed: -1. */
+static int table_check(int fd, uint64_t ino)
 {
 	struct stat st;
+
+	if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+			(ino && (uint64_t)st.st_ino != ino))) {
+		ukcov__real_close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/* A collector's /proc/<pid>/fd/<n> (ino != 0) is looked at through
+ * O_PATH and opened only if it is still that regular file: after the
+ * number was reused it may be a FIFO without a reader, whose open
+ * blocks, or a terminal, which would become our controlling one.  A
+ * named file is created or opened without blocking and without
+ * following a link, and used only if it is a regular file.  -1 if not
+ * to be written. */
+static int table_open(const char *path, uint64_t ino)
+{
+	char self[64];
+	struct stat st;
+	int fd, pfd;
+
+	if (!ino)
+		return table_check(ukcov__real_open(path, TABLE_OPEN | O_CREAT |
+						    O_NOFOLLOW, 0600), 0);
+	pfd = ukcov__real_open(path, O_PATH | O_CLOEXEC, 0);
+	if (pfd < 0)
+		return -1;
+	fd = -1;
+	if (fstat(pfd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    (uint64_t)st.st_ino == ino) {
+		snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
+		fd = ukcov__real_open(self, TABLE_OPEN, 0);
+	}
+	ukcov__real_close(pfd);
+	return table_check(fd, ino);
+}
+
+static void snapshot_into(int fd)
+{
 	struct line l;
 
-	if (!path || !*path)
+	if (fd < 0)
 		return;
-	/* A feeders memfd is reached through /proc/<pid>/fd/<n>, a link
-	 * by design, and checked by inode below; any other path is a name
-	 * from the environment (here or in the collector's). */
-	l.fd = ino ? ukcov__real_open(path, O_WRONLY | O_APPEND | O_CLOEXEC,
-				      0600)
-		   : ukcov__env_open_append(var, path, 1, said);
-	if (l.fd < 0)
-		return;
-	if (!ino || (fstat(l.fd, &st) == 0 && (uint64_t)st.st_ino == ino)) {
-		l.pid = (int)getpid();
-		dl_iterate_phdr(snapshot_object, &l);
-	}
-	ukcov__real_close(l.fd);
+	l.fd = fd;
+	l.pid = (int)getpid();
+	dl_iterate_phdr(snapshot_object, &l);
+	ukcov__real_close(fd);
 }
 
 /* A process of a traced tree writes its table to its own file
@@ -253,21 +285,26 @@ void ukcov__modules_set_path(const char *path)
 	modules_path = path;
 }
 
+/* Our own table: $UKCOV_MODULES (whatever the user named, but not
+ * through a link, and only a regular file), or the tree's file. */
 void ukcov__modules_snapshot(void)
 {
 	static int said;	/* [A] */
+	const char *path = modules_path ? modules_path
+					: ukcov__env("UKCOV_MODULES");
 
-	snapshot_into(modules_path ? modules_path : ukcov__env("UKCOV_MODULES"),
-		      0, "UKCOV_MODULES", &said);
+	if (path && *path)
+		snapshot_into(table_check(ukcov__env_open_append(
+			"UKCOV_MODULES", path, 1, &said), 0));
 }
 
-/* The same into path: a remote collector's table of its feeders
- * (remote.c).  With ino != 0 the path is a collector's feeders memfd
- * (feeders.c), and a file with another inode (the collector closed the
- * memfd and reused the number) is left alone. */
-void ukcov__modules_snapshot_to(const char *path, uint64_t ino)
+/* The same into a remote collector's table of its feeders (remote.c),
+ * a path another process's control block named: with ino != 0 the
+ * collector's feeders memfd (feeders.c), and a file with another inode
+ * (the collector closed the memfd and reused the number) is left
+ * alone; table_open checks it before anything is written. */
+void ukcov__modules_snapshot_peer(const char *path, uint64_t ino)
 {
-	static int said;	/* [A] */
-
-	snapshot_into(path, ino, "UKCOV_REMOTE_MODULES", &said);
+	if (path && *path)
+		snapshot_into(table_open(path, ino));
 }

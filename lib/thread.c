@@ -187,15 +187,20 @@ static void thread_unregister_locked(struct ukcov_thread *t)
 void ukcov__thread_arm(struct ukcov_thread *t, struct ukcov_desc *d,
 		       int mode)
 {
-	uint64_t entries = d->cb->entries;
+	/* Bounds from this process's checked mapping, not the shared
+	 * block, which another process may have rewritten since. */
+	uint64_t entries = d->entries;
+	uint64_t words = __atomic_load_n(&d->cb->uniq_words, __ATOMIC_RELAXED);
 
+	if (words && (entries < 2 || words >= entries - 1))
+		words = 0;	/* forged: a plain trace, inside the buffer */
 	t->owned = d;
 	t->mode = mode;
 	t->drops = &d->cb->drops;
 	/* Unique modes (KCOV_UNIQUE_ENABLE): the enable prepared the
 	 * table; an exec takeover maps it here (without one the thread
 	 * records nothing, see ukcov__uniq_hot). */
-	t->uniq_words = d->cb->uniq_words;
+	t->uniq_words = words;
 	ukcov__uniq_prepare(t, mode, t->uniq_words);
 	ukcov__uniq_trust_if_clear(t, d->buf);
 	ukcov__uniq_direct_choose(t, d->buf, &d->uniq_direct);

@@ -461,10 +461,13 @@ fi
 # ---- fuzzing: every parser, bounded, plus the kept regression inputs -----
 FZ=$TOP/$B/fuzz
 if [ -x "$FZ/fuzz-sancov" ]; then
-	for p in sancov symcov dump rawmap modules elfpoints x86len; do mkdir -p "seed-$p"; done
+	for p in sancov symcov dump rawmap modules elfpoints x86len ctlblock; do mkdir -p "seed-$p"; done
 	cp "$S1" "$S2" seed-sancov/; cp a1.symcov c1.symcov seed-symcov/
 	cp ./*.dump seed-dump/ 2>/dev/null
 	printf 'M 1 ab12 1000 1000 2000 /bin/x\n' >seed-modules/a
+	# ctlblock: flags 3 (our magic, bytes from entries), then a block
+	# of zeroes (an OPEN descriptor).
+	{ printf '\003'; head -c 1024 /dev/zero; } >seed-ctlblock/a
 	printf '\x01\x05\x10\x40\x00\x00\x00\x00\x0064\n400000 402000 0 a.out\n' >seed-rawmap/a
 	printf 'void __sanitizer_cov_trace_pc(void){}\nvoid _start(void){for(;;);}\n' >tiny.c
 	gcc -Os -nostdlib -static -fsanitize-coverage=trace-pc tiny.c -o seed-elfpoints/tiny 2>/dev/null
@@ -481,7 +484,7 @@ for f in sys.argv[1:-1]:
 PY
 	# A crash is kept under the build directory, never in the source
 	# tree; copy it into tests/tool/fuzz-regress/ by hand with its fix.
-	for p in sancov symcov dump rawmap modules elfpoints x86len; do
+	for p in sancov symcov dump rawmap modules elfpoints x86len ctlblock; do
 		crash=$TOP/$B/fuzz-crashes/$p
 		rm -rf "crash-$p"; mkdir -p "crash-$p"
 		len=4096; [ $p = elfpoints ] && len=32768; [ $p = x86len ] && len=20
