@@ -12,8 +12,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -628,4 +634,27 @@ void capture_stderr_end(char *msg, size_t size)
 		len += (size_t)n;
 	msg[len] = 0;
 	close(err_pipe[0]);
+}
+
+/* A seccomp filter for this (test) process that answers ENOSYS to
+ * process_vm_readv and process_vm_writev, as qemu-user and some
+ * container profiles do; checked on a good address first. */
+void kc_deny_process_vm(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_process_vm_readv, 2, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_process_vm_writev, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+	};
+	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
+	uint64_t a = 1, b = 0;
+	struct iovec l = { &b, 8 }, r = { &a, 8 };
+
+	CHECK_OK(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0));
+	CHECK_OK(prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog));
+	CHECK(process_vm_readv(getpid(), &l, 1, &r, 1, 0) == -1 &&
+	      errno == ENOSYS);
 }

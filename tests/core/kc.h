@@ -174,4 +174,7 @@ void capture_stderr_end(char *msg, size_t size);
 void fd_read(int fd, void *dst, size_t len, off_t off);
 void fd_write(int fd, const void *src, size_t len, off_t off);
 
+/* process_vm_readv/writev answer ENOSYS in this process from now on. */
+void kc_deny_process_vm(void);
+
 #endif
