@@ -25,6 +25,15 @@ CC     ?= cc
 ifeq ($(origin CC),default)
 CC := gcc
 endif
+# make CROSS=aarch64-linux-gnu-: the runtime and the core tests for
+# another architecture, with Debian's cross gcc (tests/aarch64.sh runs
+# them under qemu-user).  The tool stays the host's.
+ifneq ($(CROSS),)
+CC := $(CROSS)gcc
+CORE_HCC := $(CROSS)gcc
+CORE_TCC_gcc := $(CROSS)gcc
+CORE_TCC_clang := clang --target=$(patsubst %-,%,$(CROSS))
+endif
 B      := build
 TOP    := $(abspath .)
 

@@ -62,6 +62,25 @@ int ukcov__read_proc_stat(const char *path, char *state, uint64_t *start)
 	return 0;
 }
 
+/*
+ * A process's state letter and start time, from its first thread's
+ * task file, /proc/<pid>/task/<pid>/stat: the same fields as
+ * /proc/<pid>/stat, but a file that qemu-user passes through to the
+ * kernel.  qemu emulates /proc/self/stat and /proc/<its own pid>/stat
+ * (linux-user/syscall.c, open_self_stat) with a start time of 0, so a
+ * process reading its own start time there and its child reading the
+ * kernel's for it would disagree, and every live owner would look
+ * reused.  Every start time ukcov compares comes from here.
+ */
+int ukcov__proc_start(pid_t pid, char *state, uint64_t *start)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid,
+		 (int)pid);
+	return ukcov__read_proc_stat(path, state, start);
+}
+
 /* Is the thread that enabled the descriptor still there?  A process
  * killed with SIGKILL never disables; a zombie or a reused pid counts as
  * gone, as does a thread that no longer exists in a live process. */
@@ -78,8 +97,7 @@ int ukcov__owner_alive(const struct ukcov_cb *cb)
 			return 1;
 		return errno != ESRCH;
 	}
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if (ukcov__read_proc_stat(path, &state, &start) != 0)
+	if (ukcov__proc_start(pid, &state, &start) != 0)
 		return 0;
 	if (state == 'Z' || state == 'X' || start != cb->owner_start)
 		return 0;

@@ -33,17 +33,17 @@ pid_t ukcov__gettid(void)
 	return (pid_t)syscall(SYS_gettid);
 }
 
-/* Field 22 of /proc/<pid>/stat; with the pid it names one process for
- * the lifetime of the system (pids are reused, start times are not). */
+/* Field 22 of /proc/<pid>/stat (ukcov__proc_start); with the pid it
+ * names one process for the lifetime of the system (pids are reused,
+ * start times are not). */
 uint64_t ukcov__self_start_time(void)
 {
-	char path[64], state;
+	char state;
 	uint64_t start = 0;
 
 	if (self_start_time)
 		return self_start_time;
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)getpid());
-	if (ukcov__read_proc_stat(path, &state, &start) != 0)
+	if (ukcov__proc_start(getpid(), &state, &start) != 0)
 		return 1;
 	self_start_time = start ? start : 1;
 	return self_start_time;

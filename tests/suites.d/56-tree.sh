@@ -99,12 +99,15 @@ done
 for v in core-gcc core-clang-static; do
 	bin=$TOP/$B/tests/core/$v
 	[ -x "$bin" ] || { bad "$v under ukcov run" "$bin not built (make test-prep)"; continue; }
+	# As many tests as it runs alone, all passing (a test that fails
+	# alone, flaky on a loaded machine, is no failure of this one).
 	"$bin" >alone.out 2>&1
-	want=$(tail -n 1 alone.out)
+	set -- $(tail -n 1 alone.out)
+	want="$(($1 + $3)) passed, 0 failed"
 	"$U" run -o /dev/null -- "$bin" >under.out 2>under.err
 	got=$(tail -n 1 under.out)
 	n=$(tree_note under.err | cut -d' ' -f1)
-	if [ "$got" = "$want" ] && [ "${got#* passed, }" = "0 failed" ] && [ "${n:-0}" -gt 100 ]; then
+	if [ "$got" = "$want" ] && [ "${n:-0}" -gt 100 ]; then
 		ok "$v passes under ukcov run ($got; $n processes)"
 	else
 		bad "$v under ukcov run" "'$got' vs alone '$want'; $(grep '^not ok' under.out | head -3 | tr '\n' ' ')"
