@@ -500,7 +500,7 @@ static int registry(void)
  * pid apart.  Our own pid is alive. */
 static int collector_alive(int32_t pid, uint64_t start)
 {
-	char path[64], state;
+	char state;
 	uint64_t now;
 
 	if (pid == (int32_t)getpid())
@@ -509,8 +509,7 @@ static int collector_alive(int32_t pid, uint64_t start)
 		return 0;
 	if (reg.noproc || start <= 1)
 		return 1;	/* nothing better to compare */
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if (ukcov__read_proc_stat(path, &state, &now) != 0)
+	if (ukcov__proc_start(pid, &state, &now) != 0)
 		return 0;	/* gone since kill() */
 	return state != 'Z' && state != 'X' && now == start;
 }
