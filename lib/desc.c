@@ -38,7 +38,8 @@ void ukcov__cb_unlock(struct ukcov_cb *cb)
 
 /* /proc/<pid>/stat (or a task's): state letter and start time.  The one
  * parser, for the owner check here and the start time thread.c records. */
-int ukcov__read_proc_stat(const char *path, char *state, uint64_t *start)
+static int ukcov__read_proc_stat(const char *path, char *state,
+				 uint64_t *start)
 {
 	char buf[1024], *p;
 	ssize_t n;
@@ -84,7 +85,7 @@ int ukcov__proc_start(pid_t pid, char *state, uint64_t *start)
 /* Is the thread that enabled the descriptor still there?  A process
  * killed with SIGKILL never disables; a zombie or a reused pid counts as
  * gone, as does a thread that no longer exists in a live process. */
-int ukcov__owner_alive(const struct ukcov_cb *cb)
+static int ukcov__owner_alive(const struct ukcov_cb *cb)
 {
 	char path[96], state;
 	uint64_t start;

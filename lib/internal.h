@@ -367,11 +367,9 @@ void ukcov__thread_load_hot(struct ukcov_thread *t, const struct ukcov_hot *h);
 /* ---- desc.c: the state machine (transitions under cb->lock) ---- */
 int ukcov__cb_lock(struct ukcov_cb *cb);
 void ukcov__cb_unlock(struct ukcov_cb *cb);
-/* /proc/<pid>/stat or /proc/<pid>/task/<tid>/stat: the state letter
- * (field 3) and the start time (field 22); 0, or -1 if unreadable. */
-int ukcov__read_proc_stat(const char *path, char *state, uint64_t *start);
+/* A process's state letter (field 3) and start time (field 22), from
+ * /proc/<pid>/task/<pid>/stat (desc.c says why); 0, or -1. */
 int ukcov__proc_start(pid_t pid, char *state, uint64_t *start);
-int ukcov__owner_alive(const struct ukcov_cb *cb);
 void ukcov__reap_dead_owner_locked(struct ukcov_cb *cb);
 int ukcov__owned_by_me_locked(const struct ukcov_cb *cb);
 int ukcov__setbuf_locked(struct ukcov_desc *d, int fd, uint64_t entries);

@@ -895,27 +895,39 @@ static void registry_reclaim(const struct ukcov_reg_entry *e)
 /*
  * Open what a registration names, through /proc/<pid>/fd/<n>: the
  * kernel allows it only to a process that may ptrace-read the
- * registrant (the same user), never to another user.  The fd must
- * still be the registered file (its inode).  Returns a close-on-exec
+ * registrant (the same user), never to another user.  The link is
+ * looked at through O_PATH and opened only if it is still the
+ * registered regular file (its inode): after the
+ * number was reused it may be a FIFO without a reader, whose open
+ * blocks, or a terminal, which would become our controlling one.  A
+ * registrant found gone (ENOENT) is reclaimed.  Returns a close-on-exec
  * fd, or -1.
  */
 int ukcov__registry_open(const struct ukcov_reg_entry *e)
 {
-	struct stat st;
 	char path[64];
-	int fd;
+	struct stat st;
+	int pfd, fd = -1;
 
 	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)e->pid,
 		 (int)e->fd);
-	fd = ukcov__real_open(path, O_RDWR | O_CLOEXEC, 0);
-	if (fd < 0) {
+	pfd = ukcov__real_open(path, O_PATH | O_CLOEXEC, 0);
+	if (pfd < 0) {
 		if (errno == ENOENT)
 			registry_reclaim(e);
 		return -1;
 	}
-	if (fstat(fd, &st) != 0 || (uint64_t)st.st_ino != e->ino) {
+	if (fstat(pfd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    (uint64_t)st.st_ino == e->ino) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", pfd);
+		fd = ukcov__real_open(path, O_RDWR | O_NOCTTY | O_NONBLOCK |
+					     O_CLOEXEC, 0);
+	}
+	ukcov__real_close(pfd);
+	if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+			(uint64_t)st.st_ino != e->ino)) {
 		ukcov__real_close(fd);
-		return -1;
+		fd = -1;
 	}
 	return fd;
 }

@@ -70,7 +70,6 @@ static inline unsigned reg_home(uint64_t handle)
 	       (REG_SLOTS - 1);
 }
 
-const char *ukcov__reg_header_invalid(const struct reg_header *h);
 enum reg_kind ukcov__reg_slot_kind(const struct reg_slot *s);
 int ukcov__reg_read_header(const struct reg_io *io, struct reg_header *h,
 			   const char **why);

@@ -15,7 +15,7 @@
 #include "registry_format.h"
 
 /* NULL if h is a header this library can use, else why not. */
-const char *ukcov__reg_header_invalid(const struct reg_header *h)
+static const char *ukcov__reg_header_invalid(const struct reg_header *h)
 {
 	if (h->magic != REG_MAGIC)
 		return "corrupt header (magic)";

@@ -810,49 +810,21 @@ static int proxy_victim_locked(void)
 	return lru;
 }
 
-/* /proc/<pid>/fd/<n> of the registration, without opening whatever
- * that fd is now (after pid or fd reuse: a tty, a FIFO, a device):
- * an O_PATH handle is checked first, and only a regular file of a
- * descriptor's size and the registered inode is opened for real,
- * O_NOCTTY and O_NONBLOCK in case it changed in between. */
-static int proxy_fd_open(const struct ukcov_reg_entry *e)
-{
-	char path[64];
-	struct stat st;
-	int pfd, fd = -1;
-
-	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)e->pid,
-		 (int)e->fd);
-	pfd = ukcov__real_open(path, O_PATH | O_CLOEXEC, 0);
-	if (pfd < 0)
-		return -1;
-	if (fstat(pfd, &st) == 0 && S_ISREG(st.st_mode) &&
-	    (uint64_t)st.st_size == UKCOV_FILE_SIZE &&
-	    (uint64_t)st.st_ino == e->ino) {
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", pfd);
-		fd = ukcov__real_open(path, O_RDWR | O_NOCTTY | O_NONBLOCK |
-					     O_CLOEXEC, 0);
-	}
-	ukcov__real_close(pfd);
-	if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
-			(uint64_t)st.st_ino != e->ino)) {
-		ukcov__real_close(fd);
-		fd = -1;
-	}
-	return fd;
-}
-
 /* Open the collector's descriptor (the same user only: /proc/<pid>/fd
  * needs ptrace rights).  The fd is closed once the buffer and block
  * are mapped. */
 static struct ukcov_collector *proxy_open(const struct ukcov_reg_entry *e)
 {
 	struct ukcov_collector *c = NULL;
-	int fd = proxy_fd_open(e);
+	int fd = ukcov__registry_open(e);
+	struct stat st;
 
 	if (fd < 0)
 		return NULL;
-	if (ukcov__fd_looks_like_ukcov(fd) > 0 &&
+	/* A descriptor's file, of a descriptor's size (a NetBSD remote's
+	 * registration names a buffer of another size). */
+	if (fstat(fd, &st) == 0 && (uint64_t)st.st_size == UKCOV_FILE_SIZE &&
+	    ukcov__fd_looks_like_ukcov(fd) > 0 &&
 	    (c = map_anon(page_round(sizeof(*c)))) != NULL &&
 	    collector_map(c, fd, UKCOV_PEER_PROXY, e->fd) != 0) {
 		collector_free(c);

@@ -11,7 +11,7 @@
  * of that handle and of another process, at its home or within
  * maxprobe of it, with the bytes the file holds; a bad header is
  * always refused; a probe reads at most maxprobe + 1 slots. */
-#include "registry_format.h"
+#include "../../../lib/registry_format.h"
 
 #include <stdio.h>
 #include <stdlib.h>
