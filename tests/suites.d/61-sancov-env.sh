@@ -167,7 +167,7 @@ fi
 # lib/sancov_dump.c) cuts the last byte off the name.
 seg=$(printf '%0200d' 0 | tr 0 d)
 p=$D/long
-name=prog-long
+name=prog_long
 rem=$((4095 - ${#p} - 1 - ${#name}))	# bytes of "/dir" still to add
 while [ "$rem" -gt 201 ]; do p=$p/$seg; rem=$((rem - 201)); done
 if [ "$rem" -eq 1 ]; then
