@@ -9,7 +9,9 @@
 #    is not followed, and that is said once;
 #  - without /proc the executable's .sancov is <prog>.<pid>.sancov;
 #  - an executable at a path of PATH_MAX - 1 bytes names its .sancov
-#    after its whole file name.
+#    after its whole file name;
+#  - an empty UKCOV_THREADS_OUT, or one of PATH_MAX bytes or more, is
+#    refused: the program runs and records as without it.
 # The set-user-ID and /proc parts need root (skipped otherwise).  Needs
 # the runtime built (make B=$B lib); B may be absolute.
 . tests/lib.sh
@@ -186,4 +188,26 @@ else
     bad path-max-executable-sancov-named-in-full \
         "path ${#p}+${#name}, pid $pid: $(ls "$D/long.d") $(head -c 200 "$D/err")"
 fi
+# ---- 6. UKCOV_THREADS_OUT empty or too long -------------------------
+# The takeover reads UKCOV_THREADS_OUT into a PATH_MAX buffer: a value
+# that cannot be a path (empty, or 4096 bytes and more) makes it follow
+# no thread, and changes nothing else: the same records, exit 0,
+# nothing said.  (Copying an 8 KiB value overran that buffer.)
+"$D/sx" "$(command -v env)" "$D/prog" seq >"$D/tout.want" 2>&1
+long=$(printf '%08192d' 0 | tr 0 a)
+for v in empty:"" path-max:"$D/$(printf '%04096d' 0 | tr 0 a)" 8k:"$long"; do
+    t=threads-out-refused-${v%%:*}
+    for m in seq threads; do
+        "$D/sx" "$(command -v env)" UKCOV_THREADS_OUT="${v#*:}" "$D/prog" $m \
+            >"$D/tout.$m" 2>"$D/tout.err"
+        echo "exit $? $(wc -c <"$D/tout.err")" >>"$D/tout.$m"
+    done
+    if [ "$(cat "$D/tout.seq")" = "$(cat "$D/tout.want")
+exit 0 0" ] && [ "$(cat "$D/tout.threads")" = "records 0
+exit 0 0" ]; then
+        ok "$t"
+    else
+        bad "$t" "$(tr '\n' '|' <"$D/tout.seq") $(tr '\n' '|' <"$D/tout.threads")"
+    fi
+done
 summary
