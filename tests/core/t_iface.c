@@ -6,10 +6,13 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -214,6 +217,37 @@ static void t_stale_fd_number(const struct kc *k)
 }
 #endif
 
+/* By default (UKCOV_DEVICE unset) a device path the kernel opens is
+ * the kernel's, whatever descriptor number it gets: here /dev/kcov is a
+ * file of a tmpfs over /dev (a mount namespace of this test's own, so
+ * it needs root) and fd 0 is free.  The open that succeeded leaves
+ * errno as it was, so a stale ENOENT must not count as "no kcov". */
+static void t_kernel_device_as_fd0(const struct kc *k)
+{
+	struct stat want, got;
+	int fd;
+
+	(void)k;
+	if (unshare(CLONE_NEWNS) != 0 ||
+	    mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+	    mount("tmpfs", "/dev", "tmpfs", 0, NULL) != 0)
+		FAIL("a tmpfs over /dev in a mount namespace: %s (needs root)",
+		     errname(errno));
+	fd = open("/dev/kcov", O_RDWR | O_CREAT | O_EXCL, 0600);
+	CHECK_OK(fd);
+	CHECK_OK(fstat(fd, &want));
+	close(fd);
+	unsetenv("UKCOV_DEVICE");
+	unsetenv("UKCOV_FLAVOR");
+	close(0);
+	errno = ENOENT;
+	fd = open("/dev/kcov", O_RDWR);
+	CHECK_EQ(fd, 0);
+	CHECK_OK(fstat(0, &got));
+	CHECK_EQ(got.st_ino, want.st_ino);
+	CHECK_EQ(got.st_dev, want.st_dev);
+}
+
 void register_iface_tests(void)
 {
 #ifndef CORE_PRELOAD
@@ -229,4 +263,6 @@ void register_iface_tests(void)
 		FL_FREEBSD, 0, 0);
 	reg_one("iface.undecided_dev_kcov_netbsd", t_undecided_netbsd,
 		FL_NETBSD, 0, 0);
+	reg_one("iface.kernel_device_as_fd0", t_kernel_device_as_fd0,
+		FL_LINUX, 0, 0);
 }

@@ -7,7 +7,11 @@
 #    control: the same binary without the set-user-ID bit);
 #  - a symlink planted at the UKCOV_MODULES or UKCOV_THREADS_OUT path
 #    is not followed, and that is said once;
-#  - without /proc the executable's .sancov is <prog>.<pid>.sancov.
+#  - without /proc the executable's .sancov is <prog>.<pid>.sancov;
+#  - an executable at a path of PATH_MAX - 1 bytes names its .sancov
+#    after its whole file name;
+#  - an empty UKCOV_THREADS_OUT, or one of PATH_MAX bytes or more, is
+#    refused: the program runs and records as without it.
 # The set-user-ID and /proc parts need root (skipped otherwise).  Needs
 # the runtime built (make B=$B lib); B may be absolute.
 . tests/lib.sh
@@ -158,4 +162,52 @@ if [ "$(id -u)" -eq 0 ] &&
 else
     echo "# skipped: no-proc test (needs root and unshare -m)"
 fi
+# ---- 5. an executable path of PATH_MAX - 1 bytes --------------------
+# execve takes paths up to 4095 bytes and /proc/self/exe reads back all
+# of them: the .sancov is <whole file name>.<pid>.sancov.  A buffer one
+# byte short (lib/modules.c object_path's readlink, the module table of
+# lib/sancov_dump.c) cuts the last byte off the name.
+seg=$(printf '%0200d' 0 | tr 0 d)
+p=$D/long
+name=prog_long
+rem=$((4095 - ${#p} - 1 - ${#name}))	# bytes of "/dir" still to add
+while [ "$rem" -gt 201 ]; do p=$p/$seg; rem=$((rem - 201)); done
+if [ "$rem" -eq 1 ]; then
+    name=${name}x
+elif [ "$rem" -gt 1 ]; then
+    p=$p/$(printf '%s' "$seg" | cut -c 1-$((rem - 1)))
+fi
+mkdir -p "$p" "$D/long.d" && cp "$D/prog" "$p/$name"
+sh -c 'echo $$ >"$1/pid" && exec env UKCOV_OPTIONS="coverage=1:coverage_dir=$1/long.d" "$2" seq' \
+    sh "$D" "$p/$name" >/dev/null 2>"$D/err"
+pid=$(cat "$D/pid")
+if [ "${#p}" -eq $((4095 - 1 - ${#name})) ] &&
+   [ "$(ls "$D/long.d")" = "$name.$pid.sancov" ] && [ ! -s "$D/err" ]; then
+    ok path-max-executable-sancov-named-in-full
+else
+    bad path-max-executable-sancov-named-in-full \
+        "path ${#p}+${#name}, pid $pid: $(ls "$D/long.d") $(head -c 200 "$D/err")"
+fi
+# ---- 6. UKCOV_THREADS_OUT empty or too long -------------------------
+# The takeover reads UKCOV_THREADS_OUT into a PATH_MAX buffer: a value
+# that cannot be a path (empty, or 4096 bytes and more) makes it follow
+# no thread, and changes nothing else: the same records, exit 0,
+# nothing said.  (Copying an 8 KiB value overran that buffer.)
+"$D/sx" "$(command -v env)" "$D/prog" seq >"$D/tout.want" 2>&1
+long=$(printf '%08192d' 0 | tr 0 a)
+for v in empty:"" path-max:"$D/$(printf '%04096d' 0 | tr 0 a)" 8k:"$long"; do
+    t=threads-out-refused-${v%%:*}
+    for m in seq threads; do
+        "$D/sx" "$(command -v env)" UKCOV_THREADS_OUT="${v#*:}" "$D/prog" $m \
+            >"$D/tout.$m" 2>"$D/tout.err"
+        echo "exit $? $(wc -c <"$D/tout.err")" >>"$D/tout.$m"
+    done
+    if [ "$(cat "$D/tout.seq")" = "$(cat "$D/tout.want")
+exit 0 0" ] && [ "$(cat "$D/tout.threads")" = "records 0
+exit 0 0" ]; then
+        ok "$t"
+    else
+        bad "$t" "$(tr '\n' '|' <"$D/tout.seq") $(tr '\n' '|' <"$D/tout.threads")"
+    fi
+done
 summary
