@@ -212,7 +212,8 @@ static void lengths(int n, char **hex)
 		uint8_t b[32] = { 0 };
 		size_t len;
 
-		if (strlen(hex[i]) > 3 * 15) {	/* 15 bytes: the longest */
+		/* 3 characters a byte, 15 bytes at most: b holds them */
+		if (strlen(hex[i]) > 45) {
 			printf("%s: too long\n", hex[i]);
 			continue;
 		}
