@@ -276,7 +276,7 @@ if command -v valgrind >/dev/null; then
 	SPID=$!
 	until_true 60 grep -q '^ukcov: serving ' vg.out
 	URL=$(sed -n 's/^ukcov: serving //p' vg.out)
-	for i in 1 2 3; do
+	for _ in 1 2 3; do
 		g=$(gen)
 		cp g1.dump wleak/x.tmp && mv wleak/x.tmp wleak/g.dump
 		until_true 60 eval '[ "$(gen)" != "$g" ]'
