@@ -175,6 +175,38 @@ got=$(sed -n 's/.* records, \([0-9]*\) dropped$/\1/p' tdrops.err)
 	ok "run --threads all: $want dropped, the sum over 4 threads" ||
 	bad "run --threads all drops" "want $want ($blocks blocks), got '$got': $(cat tdrops.err)"
 
+# ---- issue 20: the generated mutants that survived in run.c -------------
+# run --raw prints each record: a non-PIE build (load bias 0), so the
+# records, return addresses, are the dump's points plus 1, one each in
+# the default unique mode.
+printf '#include <stdlib.h>\nint f(int x)\n{\n\tif (x > 3)\n\t\treturn 1;\n\treturn 0;\n}\nint main(int c, char **v)\n{\n\treturn f(c > 1 ? atoi(v[1]) : 0);\n}\n' >rawp.c
+if UKCOV_CC=gcc "$CCW" -O0 -no-pie rawp.c -o rawp; then
+	"$U" run -o rawp.dump -- ./rawp 5 2>/dev/null
+	"$U" run --raw -o - -- ./rawp 5 2>/dev/null | sort -u >rawp.raw
+	while read -r pc; do printf '0x%x\n' $((pc - 1)); done <rawp.raw >rawp.pts
+	"$U" print rawp.dump >rawp.want
+	[ "$(wc -l <rawp.want)" -gt 1 ] && same_file "run --raw: every record, each the point after the call (non-PIE)" rawp.want rawp.pts ||
+		bad "run --raw fixture" "$(wc -l <rawp.want) points"
+else
+	bad "run --raw fixture builds" "ukcov-cc failed"
+fi
+
+# run PROG found through PATH, as execvp finds it: the unique mode's
+# default bitmap has a bit per byte of PROG's executable text
+# (tools/run.c default_bitmap; computed here from its LOAD headers as
+# 55-unique does), so PROG's file must be found through PATH too.
+mkdir -p pathbin empty1 && cp rawp pathbin/rawp-in-path
+lo='' hi=0
+while read -r a m; do
+	if [ -z "$lo" ] || [ $((a)) -lt $((lo)) ]; then lo=$a; fi
+	[ $((a + m)) -gt $((hi)) ] && hi=$((a + m))
+done < <(readelf -lW rawp | awk '$1 == "LOAD" && / R E | RWE / { print $3, $6 }')
+words=$((4096 + (hi - lo) / 64 + 2))
+PATH=$T/empty1::$T/pathbin:$PATH "$U" run -o inpath.dump -- rawp-in-path 5 2>inpath.err
+grep -qx "info bitmap-words $words" inpath.dump &&
+	ok "run PROG through PATH: default bitmap from its text ($words words)" ||
+	bad "run PROG through PATH" "$(grep bitmap-words inpath.dump; tr '\n' ' ' <inpath.err), want $words"
+
 # ---- issue 17: run's output never mixes with the program's -------------
 # Without -o the dump goes to a new ukcov.<pid>.dump (stderr says so);
 # standard output is the program's alone.  -o - asks for stdout.

@@ -263,4 +263,36 @@ f=$(ls r-lt/f/*.html)
 grep -q 'f&lt;x&gt;fn' "$f" && grep -q '/\* &lt;x&gt;line \*/' "$f" && grep -q '&lt;x&gt;.c' r-lt/index.html &&
 	ok "function name, source line and path escaped as &lt;x&gt;" || bad "escaping" "not as expected"
 
+# ---- issue 20: no leak per regeneration while waiting for inputs ---------
+# serve with an empty watched directory shows a waiting page; a dump
+# dropped in and deleted again, three times, is six regenerations, three
+# of them back to waiting.  valgrind (memcheck) must then find no block
+# definitely lost at exit: a leak of each build's input list was not
+# seen by any test.  Skipped (one line) without valgrind.
+if command -v valgrind >/dev/null; then
+	mkdir -p wleak
+	valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99 \
+		--log-file="$T/vg.log" "$U" serve --port 0 wleak prog >vg.out 2>vg.err &
+	SPID=$!
+	until_true 60 grep -q '^ukcov: serving ' vg.out
+	URL=$(sed -n 's/^ukcov: serving //p' vg.out)
+	for _ in 1 2 3; do
+		g=$(gen)
+		cp g1.dump wleak/x.tmp && mv wleak/x.tmp wleak/g.dump
+		until_true 60 eval '[ "$(gen)" != "$g" ]'
+		g=$(gen)
+		rm wleak/g.dump
+		until_true 60 eval '[ "$(gen)" != "$g" ]'
+	done
+	g=$(gen)
+	kill -TERM "$SPID"	# valgrind's leak check at exit: more than stop_serve's 10 s
+	until_true 60 eval '! kill -0 "$SPID" 2>/dev/null'
+	wait "$SPID"; r=$?
+	[ "$g" = '{"version": 7}' ] && [ $r -eq 0 ] && ! grep -q 'definitely lost' "$T/vg.log" &&
+		ok "serve: 6 regenerations, 3 back to waiting, nothing definitely lost (valgrind)" ||
+		bad "serve under valgrind" "version $g, status $r: $(grep -m1 'definitely lost' "$T/vg.log")"
+else
+	echo "# skipped: serve's leak check (no valgrind)"
+fi
+
 summary
