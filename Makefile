@@ -75,6 +75,7 @@ lint: lib tools
 .PHONY: mutants
 mutants:
 	@scripts/deps.sh
+	@python3 tests/mutants/mutgen_test.py
 	@scripts/mutants.py
 
 # The compilation database for clangd and clang-tidy: every object is
