@@ -221,9 +221,9 @@ def _literal(m, delta):
     digits = m.group(1)
     if digits[:2] in ("0x", "0X"):
         v = int(digits, 16) + delta
-        return None if v < 0 else digits[:2] + ("%x" if digits[2:].islower()
-                                                 or digits[2:].isdigit()
-                                                 else "%X") % v
+        # Same case and at least as many digits: 0x00ff becomes 0x0100.
+        fmt = "%0*X" if digits[2:].isupper() else "%0*x"
+        return None if v < 0 else digits[:2] + fmt % (len(digits) - 2, v)
     if len(digits) > 1 and digits[0] == "0":
         v = int(digits, 8) + delta
         return None if v < 0 else "0%o" % v

@@ -64,14 +64,15 @@ class Operators(unittest.TestCase):
                          ["\tif (a == 1 && b != 2)"])
 
     def test_literals_keep_base_and_suffix(self):
-        src = body("\tg(0x1f, 10u, 0, x86, 1.5, 07);\n")
+        src = body("\tg(0x1f, 10u, 0, x86, 1.5, 07, 0x00FFull);\n")
         inc = [m.split("\n")[2] for _, m in mutate(src, "inc")]
-        self.assertEqual(inc, ["\tg(0x20, 10u, 0, x86, 1.5, 07);",
-                               "\tg(0x1f, 11u, 0, x86, 1.5, 07);",
-                               "\tg(0x1f, 10u, 1, x86, 1.5, 07);",
-                               "\tg(0x1f, 10u, 0, x86, 1.5, 010);"])
+        self.assertEqual(inc, ["\tg(0x20, 10u, 0, x86, 1.5, 07, 0x00FFull);",
+                               "\tg(0x1f, 11u, 0, x86, 1.5, 07, 0x00FFull);",
+                               "\tg(0x1f, 10u, 1, x86, 1.5, 07, 0x00FFull);",
+                               "\tg(0x1f, 10u, 0, x86, 1.5, 010, 0x00FFull);",
+                               "\tg(0x1f, 10u, 0, x86, 1.5, 07, 0x0100ull);"])
         # 0 has no "minus one" (an unsigned bound would wrap).
-        self.assertEqual(len(mutate(src, "dec")), 3)
+        self.assertEqual(len(mutate(src, "dec")), 4)
 
     def test_pm1_and_nopc1(self):
         src = body("\tstore(pc - 1);\n\tstore(n + 1);\n\ta--;\n\tb -= 1;\n")
