@@ -67,7 +67,6 @@ import fnmatch
 import glob
 import hashlib
 import os
-import random
 import re
 import shutil
 import subprocess
@@ -196,11 +195,18 @@ def all_sites(top):
     return sites, texts
 
 
+def site_rank(seed, sid):
+    return hashlib.sha1(("%d %s" % (seed, sid)).encode()).digest()
+
+
 def pick_sites(sites, equivalent, seed, sample, only):
     if only is not None:
         return [s for s in sites if s.id in only]
+    # Each site's rank is a hash of the seed and its id: a uniform draw,
+    # and one that an edit elsewhere (a new site, a site moved to
+    # equivalent.txt) changes by that one site, not wholesale.
     eligible = [s for s in sites if s.id not in equivalent]
-    chosen = random.Random(seed).sample(eligible, min(sample, len(eligible)))
+    chosen = sorted(eligible, key=lambda s: site_rank(seed, s.id))[:sample]
     # Grouped by file, so one file's objects are rebuilt back to back.
     return sorted(chosen, key=lambda s: (s.path, s.line, s.id))
 

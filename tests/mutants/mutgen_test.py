@@ -122,5 +122,25 @@ class SiteIds(unittest.TestCase):
         self.assertEqual(len({i.rsplit(":", 1)[0] for i in rel}), 1)
 
 
+class Sample(unittest.TestCase):
+    """The sample (scripts/mutants.py) ranks sites by a hash of seed and
+    id: one site moved to equivalent.txt changes it by one site."""
+
+    def test_one_exclusion_changes_one_site(self):
+        import mutants
+        src = body("".join("\tif (a < %d)\n\t\tg(a, b);\n" % i
+                           for i in range(40)))
+        sites = mutgen.sites("f.c", src)
+        first = mutants.pick_sites(sites, {}, 1, 10, None)
+        self.assertEqual([s.id for s in first],
+                         [s.id for s in mutants.pick_sites(sites, {}, 1, 10, None)])
+        gone = first[3].id
+        second = mutants.pick_sites(sites, {gone: "why"}, 1, 10, None)
+        self.assertEqual(len(set(s.id for s in first) - set(s.id for s in second)), 1)
+        self.assertNotIn(gone, [s.id for s in second])
+        other = mutants.pick_sites(sites, {}, 2, 10, None)
+        self.assertNotEqual([s.id for s in first], [s.id for s in other])
+
+
 if __name__ == "__main__":
     unittest.main()
