@@ -514,7 +514,7 @@ def main():
         cmds.update(cover(cmap, s.path)[1])
     r.baseline(cmds)
 
-    hand_res, gen_res, survivors = [], [], []
+    hand_res, gen_res, survivors, left_out = [], [], [], []
     for m in hand:
         t0 = time.monotonic()
         v = run_hand(r, m)
@@ -530,6 +530,8 @@ def main():
                                            time.monotonic() - t0), flush=True)
         if v == "SURVIVED":
             survivors.append((s, tests))
+        elif verdict_kind(v) in ("equivalent", "bad"):
+            left_out.append((s, v.split(" (")[0]))
         gen_res.append((s.path.split("/")[0], verdict_kind(v)))
 
     if hand_res:
@@ -541,6 +543,10 @@ def main():
     if hand_res and gen_res:
         print("overall:")
         print("\n".join(score_lines(hand_res + gen_res)))
+    if left_out:
+        print("left out of the score:")
+        for s, why in left_out:
+            print("  %-40s %s:%d %s" % (s.id, s.path, s.line, why))
     if survivors:
         print("surviving generated mutants:")
         for s, tests in survivors:
