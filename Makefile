@@ -83,12 +83,13 @@ clean:
 lint: lib tools
 	@B=$(B) scripts/lint.sh
 
-# Mutation testing (docs/TESTING.md): each mutant of
-# tests/mutants/mutants.txt applied to a scratch copy, its test run;
-# too slow for make test.
+# Mutation testing (docs/TESTING.md): each hand-written mutant of
+# tests/mutants/*.txt and a seeded sample of generated ones applied to
+# a scratch copy, its tests run; too slow for make test.
 .PHONY: mutants
 mutants:
 	@scripts/deps.sh
+	@python3 tests/mutants/mutgen_test.py
 	@scripts/mutants.py
 
 # The compilation database for clangd and clang-tidy: every object is
