@@ -41,6 +41,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -798,17 +799,46 @@ static int cached_lookup(uint64_t handle, uint64_t epoch, uint64_t gen,
 	return 0;
 }
 
+/*
+ * A probe that meets a writer (seq odd, or changed under it) tries
+ * again, yielding, for up to 200 ms: a writer holds seq odd for a few
+ * pwrites, but one preempted on a loaded machine holds it for
+ * milliseconds, and a section that gave up after three immediate tries
+ * lost its coverage (remote.stress_kill, 2 records of 13878, seen under
+ * load).  A writer that died half-way leaves seq odd for good: the
+ * 100 ms check repairs it (hint_check); until then the section is not
+ * recorded, as before.
+ */
+static enum reg_probe probe_while_busy(const struct reg_io *io,
+				       uint64_t handle, struct reg_slot *s,
+				       unsigned *index, const char **why)
+{
+	struct timespec t0, now;
+	enum reg_probe r;
+
+	for (int tries = 0;; tries++) {
+		r = ukcov__reg_probe(io, handle, (int32_t)getpid(), s, index,
+				     why);
+		if (r != REG_BUSY || tries == 100000)
+			return r;
+		if (tries == 0)
+			clock_gettime(CLOCK_MONOTONIC, &t0);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if ((now.tv_sec - t0.tv_sec) * 1000000000L +
+		    (now.tv_nsec - t0.tv_nsec) > 200000000L)
+			return r;
+		sched_yield();
+	}
+}
+
 static int probe_file(uint64_t handle, struct ukcov_reg_entry *out)
 {
 	struct reg_io io = { fd_pread, &reg.fd };
 	struct reg_slot s;
 	const char *why;
-	unsigned index, tries;
-	enum reg_probe r = REG_BUSY;
+	unsigned index;
+	enum reg_probe r = probe_while_busy(&io, handle, &s, &index, &why);
 
-	for (tries = 0; tries < 3 && r == REG_BUSY; tries++)
-		r = ukcov__reg_probe(&io, handle, (int32_t)getpid(), &s, &index,
-				     &why);
 	if (r == REG_BROKEN)
 		registry_broken(why);
 	if (r != REG_FOUND)

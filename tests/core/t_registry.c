@@ -455,6 +455,41 @@ static void t_dead_writer_repaired(const struct kc *k)
 	registry_gone();
 }
 
+/* A section whose lookup meets a writer at work (seq odd) waits for it
+ * and records: one section, no retry of the feeder's own.  The parent
+ * plays the writer, ending its work 5 ms after the feeder starts; the
+ * lookup used to try three times in a row and give up, so the section
+ * was lost (remote.stress_kill lost 2 records of 13878 under load). */
+static void t_section_waits_for_writer(const struct kc *k)
+{
+	struct timespec writer = { 0, 5000000L };	/* 5 ms */
+	uint64_t *buf, h = USB(0x72), odd, even;
+	int fd = kc_setup(k, KC_ENTRIES, &buf), rfd;
+	struct peer f;
+
+	registry_private();
+	CHECK_OK(remote_enable1(k, fd, h));
+	even = rf_header().seq;
+	CHECK_EQ(even % 2, 0);
+	odd = even | 1;
+	rfd = open(rpath, O_WRONLY);
+	CHECK(rfd >= 0);
+	CHECK_EQ(pwrite(rfd, &odd, sizeof(odd), 32), sizeof(odd));
+	if (peer_fork(&f) == 0) {
+		peer_tell(&f);
+		sections(h, target_leaf, 1);
+		_exit(rec_count(buf) == 1 ? 0 : 7);
+	}
+	peer_wait(&f);
+	nanosleep(&writer, NULL);
+	CHECK_EQ(pwrite(rfd, &even, sizeof(even), 32), sizeof(even));
+	close(rfd);
+	expect_exit0(f.pid);
+	expect_only_pcs(buf, 1, (const void *)target_leaf);
+	kc_disable_ok(k, fd);
+	registry_gone();
+}
+
 /* ---- issue 16: root and the user's XDG_RUNTIME_DIR ---- */
 
 /* A runtime directory of another user is not used: the registry goes
@@ -773,6 +808,8 @@ void register_registry_tests(void)
 		  FL_LINUX, 0 },
 		{ "registry.dead_writer_repaired", t_dead_writer_repaired,
 		  FL_LINUX, 0 },
+		{ "registry.section_waits_for_writer",
+		  t_section_waits_for_writer, FL_LINUX, 0 },
 		{ "registry.xdg_not_mine", t_xdg_not_mine, FL_LINUX, 0 },
 		{ "registry.full_tmpfs", t_full_tmpfs, FL_LINUX, 0 },
 		{ "registry.noproc_said_and_exclusive",
