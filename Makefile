@@ -25,6 +25,15 @@ CC     ?= cc
 ifeq ($(origin CC),default)
 CC := gcc
 endif
+# make CROSS=aarch64-linux-gnu-: the runtime and the core tests for
+# another architecture, with Debian's cross gcc (tests/aarch64.sh runs
+# them under qemu-user).  The tool stays the host's.
+ifneq ($(CROSS),)
+CC := $(CROSS)gcc
+CORE_HCC := $(CROSS)gcc
+CORE_TCC_gcc := $(CROSS)gcc
+CORE_TCC_clang := clang --target=$(patsubst %-,%,$(CROSS))
+endif
 B      := build
 TOP    := $(abspath .)
 
@@ -39,6 +48,11 @@ LIB_CFLAGS := -std=gnu11 -O2 -g -fPIC -fvisibility=hidden \
               -fno-stack-protector \
               -D_GNU_SOURCE -Iinclude -Ilib $(WARN)
 LIB_LDLIBS := -lpthread
+# make UKCOV_NO_ASM=1: the C versions of the assembly callbacks
+# (lib/callbacks.c), for testing them on x86-64.
+ifneq ($(UKCOV_NO_ASM),)
+LIB_CFLAGS += -DUKCOV_NO_ASM
+endif
 
 .PHONY: all lib tools test check bench install uninstall clean deps demo
 all: lib tools

@@ -181,6 +181,6 @@ int ukcov__device_flavor(const char *path)
 		return UKCOV_LINUX;
 	if (strcmp(path, "/dev/kcov") != 0)
 		return 0;
-	flavor = ukcov__flavor_by_name(getenv("UKCOV_FLAVOR"));
+	flavor = ukcov__flavor_by_name(ukcov__env("UKCOV_FLAVOR"));
 	return flavor ? flavor : -1;	/* -1: undecided */
 }

@@ -32,6 +32,17 @@
 #include <ukcov/sancov.h>
 
 #define CALLBACK UKCOV_EXPORT __attribute__((hot))
+
+/* The hot callbacks come in x86-64 assembly (trace_pc, trace_pc_guard)
+ * with C versions beside them, which are the specification for every
+ * other architecture; make UKCOV_NO_ASM=1 builds the C versions on
+ * x86-64 too, so that make test runs them (tests/suites.d/15-noasm.sh),
+ * as zstd's ZSTD_DISABLE_ASM does for its decoder. */
+#if defined(__x86_64__) && defined(__ELF__) && !defined(UKCOV_NO_ASM)
+#define UKCOV_ASM_CALLBACKS 1
+#else
+#define UKCOV_ASM_CALLBACKS 0
+#endif
 #define RET_IP() ((uint64_t)(uintptr_t)__builtin_return_address(0))
 
 /* A static link must bring the rest of the runtime (constructor,
@@ -170,7 +181,7 @@ static __attribute__((noinline, used)) void trace_pc_process(uint32_t on,
 		__ukcov_sancov_trace_event(pc - 1);
 }
 
-#if defined(__x86_64__) && defined(__ELF__)
+#if UKCOV_ASM_CALLBACKS
 /*
  * Every PC a thread traces through a kcov descriptor, but the cases
  * the assembly callback below does itself (an append, a drop, a point
@@ -481,7 +492,7 @@ guard_not_pcs(uint32_t *guard, uint32_t on)
 	guard_mixed(guard, on, RET_IP());
 }
 
-#if defined(__x86_64__) && defined(__ELF__)
+#if UKCOV_ASM_CALLBACKS
 /*
  * The callback in assembly, for one byte sequence the gate below can
  * rewrite (docs/DESIGN.md, "The hot path"; docs/PERFORMANCE.md, "Guard
@@ -597,7 +608,7 @@ static void gate_open(unsigned char *gate)
 static void gate_open_if(unsigned char *gate, const uint32_t *word,
 			 const char *env)
 {
-	const char *v = getenv(env);
+	const char *v = ukcov__env(env);
 
 	if (__atomic_load_n(word, __ATOMIC_RELAXED) != 0 &&
 	    !(v && strcmp(v, "closed") == 0))
@@ -633,8 +644,10 @@ CALLBACK void __sanitizer_cov_trace_pc_guard(uint32_t *guard)
 		__atomic_store_n(slot, RET_IP() - 1, __ATOMIC_RELAXED);
 		return;
 	}
-	/* Inline: a call would make RET_IP() this function's. */
-	guard_hit(guard, on, RET_IP());
+	/* Out of line, with the edge's PC as an argument: inlined, the
+	 * slow path's register saves would come before the off test (gcc
+	 * 12 pushes four), and off would no longer be a fall-through. */
+	guard_mixed(guard, on, RET_IP());
 }
 #endif
 

@@ -38,7 +38,8 @@ void ukcov__cb_unlock(struct ukcov_cb *cb)
 
 /* /proc/<pid>/stat (or a task's): state letter and start time.  The one
  * parser, for the owner check here and the start time thread.c records. */
-int ukcov__read_proc_stat(const char *path, char *state, uint64_t *start)
+static int ukcov__read_proc_stat(const char *path, char *state,
+				 uint64_t *start)
 {
 	char buf[1024], *p;
 	ssize_t n;
@@ -62,10 +63,29 @@ int ukcov__read_proc_stat(const char *path, char *state, uint64_t *start)
 	return 0;
 }
 
+/*
+ * A process's state letter and start time, from its first thread's
+ * task file, /proc/<pid>/task/<pid>/stat: the same fields as
+ * /proc/<pid>/stat, but a file that qemu-user passes through to the
+ * kernel.  qemu emulates /proc/self/stat and /proc/<its own pid>/stat
+ * (linux-user/syscall.c, open_self_stat) with a start time of 0, so a
+ * process reading its own start time there and its child reading the
+ * kernel's for it would disagree, and every live owner would look
+ * reused.  Every start time ukcov compares comes from here.
+ */
+int ukcov__proc_start(pid_t pid, char *state, uint64_t *start)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid,
+		 (int)pid);
+	return ukcov__read_proc_stat(path, state, start);
+}
+
 /* Is the thread that enabled the descriptor still there?  A process
  * killed with SIGKILL never disables; a zombie or a reused pid counts as
  * gone, as does a thread that no longer exists in a live process. */
-int ukcov__owner_alive(const struct ukcov_cb *cb)
+static int ukcov__owner_alive(const struct ukcov_cb *cb)
 {
 	char path[96], state;
 	uint64_t start;
@@ -78,8 +98,7 @@ int ukcov__owner_alive(const struct ukcov_cb *cb)
 			return 1;
 		return errno != ESRCH;
 	}
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if (ukcov__read_proc_stat(path, &state, &start) != 0)
+	if (ukcov__proc_start(pid, &state, &start) != 0)
 		return 0;
 	if (state == 'Z' || state == 'X' || start != cb->owner_start)
 		return 0;
@@ -147,19 +166,74 @@ int ukcov__setbuf_locked(struct ukcov_desc *d, int fd, uint64_t entries)
 	return 0;
 }
 
-/* Map the buffer for the runtime's own writes (once per process). */
+static const char *const peer_site_text[UKCOV_PEER_SITES] = {
+	"descriptor",
+	"remote collector of another process",
+	"descriptor inherited across exec",
+};
+
+/* Said once per site and process: a peer that keeps forging the block
+ * does not fill stderr. */
+void ukcov__peer_refused(enum ukcov_peer_site site, int fd, const char *why)
+{
+	static int said[UKCOV_PEER_SITES];
+	char msg[256];
+	int n;
+
+	if (__atomic_exchange_n(&said[site], 1, __ATOMIC_RELAXED))
+		return;
+	n = snprintf(msg, sizeof(msg),
+		     "ukcov: %s (fd %d) not used: %s; this coverage is off\n",
+		     peer_site_text[site], fd, why);
+	if (n > 0)
+		(void)!write(2, msg, (size_t)n < sizeof(msg) ? (size_t)n
+							      : sizeof(msg) - 1);
+}
+
+const char *ukcov__cb_check_fd(int fd, const struct ukcov_cb *cb,
+			       struct ukcov_cb_bounds *out)
+{
+	struct stat st;
+
+	int seals = ukcov__real_fcntl(fd, F_GET_SEALS, 0);
+
+	memset(out, 0, sizeof(*out));
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+		return "not a regular file";
+	/* ukcov_open seals every descriptor: a file that can shrink
+	 * would turn our mapping's pages into SIGBUS (HARD-PROBLEMS 13). */
+	if (seals < 0 || !(seals & F_SEAL_SHRINK))
+		return "the file is not sealed against shrinking";
+	return ukcov__cb_check(cb, UKCOV_CB_SIZE, (uint64_t)st.st_size,
+			       (uint64_t)sysconf(_SC_PAGESIZE), out);
+}
+
+/* Map the buffer for the runtime's own writes (once per process), by
+ * one checked copy of entries and bytes: every later bound of this
+ * process (the threads' capacities) comes from d->entries, never from
+ * the block again. */
 int ukcov__map_buffer(struct ukcov_desc *d, int fd)
 {
+	struct ukcov_cb_bounds b;
+	const char *why;
 	void *p;
 
 	if (d->buf)
 		return 0;
-	p = ukcov__real_mmap(NULL, d->cb->bytes, PROT_READ | PROT_WRITE,
+	why = ukcov__cb_check_fd(fd, d->cb, &b);
+	if (!why && b.bytes == 0)
+		why = "no buffer";
+	if (why) {
+		ukcov__peer_refused(UKCOV_PEER_DESC, fd, why);
+		return -EINVAL;
+	}
+	p = ukcov__real_mmap(NULL, b.bytes, PROT_READ | PROT_WRITE,
 			     MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED)
 		return -ENOMEM;
 	d->buf = p;
-	d->buf_len = d->cb->bytes;
+	d->buf_len = b.bytes;
+	d->entries = b.entries;
 	return 0;
 }
 
@@ -180,6 +254,12 @@ int ukcov__enable_uniq_locked(struct ukcov_desc *d, int fd, int mode,
 	struct ukcov_thread *t = &__ukcov_thread;
 	int rc = ukcov__map_buffer(d, fd);
 
+	/* The caller checked words against the block's entries; the
+	 * bound is this process's checked copy (a peer may have changed
+	 * the block's since). */
+	if (rc == 0 && uniq_words &&
+	    ukcov__uniq_check_words(d->entries, uniq_words))
+		rc = -EINVAL;
 	if (rc == 0)
 		rc = ukcov__uniq_prepare(t, mode, uniq_words);
 	if (rc)
@@ -241,21 +321,37 @@ int ukcov__cb_init(int fd, int flavor)
 }
 
 /* The slow check for an fd this process has not seen as ukcov: a
- * regular file of exactly our size with our magic in the block.  Never
- * trusts the fd number. */
-int ukcov__fd_looks_like_ukcov(int fd)
+ * regular file of exactly our size with our magic in the block, sealed
+ * against shrinking as ukcov_open leaves it (a file another process
+ * could truncate would turn every page we map of it into SIGBUS).
+ * *why names a refused lookalike (an unsealed one), else stays NULL.
+ * Never trusts the fd number. */
+int ukcov__fd_ukcov_why(int fd, const char **why)
 {
 	struct stat st;
 	uint64_t magic = 0;
+	int seals;
 
 	if (fstat(fd, &st) != 0)
 		return -errno;
 	if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size != UKCOV_FILE_SIZE)
 		return 0;
 	if (pread(fd, &magic, sizeof(magic), (off_t)UKCOV_CB_OFF) !=
-	    (ssize_t)sizeof(magic))
+	    (ssize_t)sizeof(magic) || magic != UKCOV_MAGIC)
 		return 0;
-	return magic == UKCOV_MAGIC;
+	seals = ukcov__real_fcntl(fd, F_GET_SEALS, 0);
+	if (seals < 0 || !(seals & F_SEAL_SHRINK)) {
+		*why = "the file is not sealed against shrinking";
+		return 0;
+	}
+	return 1;
+}
+
+int ukcov__fd_looks_like_ukcov(int fd)
+{
+	const char *why = NULL;
+
+	return ukcov__fd_ukcov_why(fd, &why);
 }
 
 /* RUNNING -> DYING at the last close (FreeBSD kcov_mmap_cleanup,

@@ -24,6 +24,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -237,6 +238,24 @@ EXECL_WRAPPER(execle, VIA_EXECVE)
 
 /* ---- the new image: takeover ---- */
 
+/* The inherited block is another process's input: a forged size (an
+ * invoker writing entries = 2^30 over a 4096-byte buffer) would make
+ * this image write past its mapping, so it is checked against the
+ * file before anything is mapped by it, and refused with a word why. */
+static int takeover_checked(struct ukcov_desc *d, int fd)
+{
+	struct ukcov_cb_bounds b;
+	const char *why = ukcov__cb_check_fd(fd, d->cb, &b);
+
+	if (!why && b.bytes == 0)
+		why = "no buffer";
+	if (why) {
+		ukcov__peer_refused(UKCOV_PEER_EXEC, fd, why);
+		return 0;
+	}
+	return ukcov__map_buffer(d, fd) == 0;
+}
+
 /* The owner of a RUNNING descriptor is this process: either our thread
  * (tid == pid after exec) or the thread that marked itself before exec.
  * Any other owner thread of this pid was killed by the exec. */
@@ -267,7 +286,7 @@ static int takeover_desc(struct ukcov_desc *d, int fd)
 	}
 	if ((cb->owner_tid == me || (cb->exec_tid && cb->owner_tid == cb->exec_tid))
 	    && cb->mode != UKCOV_MODE_REMOTE
-	    && !__ukcov_thread.owned && ukcov__map_buffer(d, fd) == 0) {
+	    && !__ukcov_thread.owned && takeover_checked(d, fd)) {
 		cb->owner_tid = me;
 		cb->exec_tid = 0;
 		cb->owner_start = ukcov__self_start_time();
@@ -284,11 +303,18 @@ static int takeover_desc(struct ukcov_desc *d, int fd)
  * the holder lock, and resume tracing where the old image left off. */
 void ukcov__exec_takeover(void)
 {
-	DIR *dir = opendir("/proc/self/fd");
+	DIR *dir;
 	struct dirent *e;
 	struct ukcov_desc *d;
 	int fd, dfd, armed = 0, ncarriers = 0, carriers[16];
+	const char *why;
 
+	/* A setuid or setgid image (AT_SECURE) takes over nothing: its
+	 * invoker chose the descriptors it inherits (docs/FORMATS.md,
+	 * "Trust"). */
+	if (ukcov__secure())
+		return;
+	dir = opendir("/proc/self/fd");
 	if (!dir)
 		return;
 	dfd = dirfd(dir);
@@ -297,8 +323,12 @@ void ukcov__exec_takeover(void)
 		fd = atoi(e->d_name);
 		if (e->d_name[0] < '0' || e->d_name[0] > '9' || fd == dfd)
 			continue;
-		if (ukcov__fd_looks_like_ukcov(fd) <= 0)
+		why = NULL;
+		if (ukcov__fd_ukcov_why(fd, &why) <= 0) {
+			if (why)
+				ukcov__peer_refused(UKCOV_PEER_EXEC, fd, why);
 			continue;
+		}
 		d = ukcov__fd_register_locked(fd);
 		if (!d)
 			continue;
@@ -316,7 +346,7 @@ void ukcov__exec_takeover(void)
 	if (armed) {
 		ukcov__modules_snapshot();
 		ukcov__follow_setup(__ukcov_thread.mode,
-				    __ukcov_thread.owned->cb->entries,
+				    __ukcov_thread.owned->entries,
 				    __ukcov_thread.uniq_words);
 	}
 }

@@ -65,9 +65,9 @@ static void write_block(pid_t tid, int mode, const uint64_t *recs,
 		[UKCOV_TB_BITMAP] = follow.uniq_words,
 	};
 	size_t words = mode == UKCOV_MODE_CMP ? 4 : 1;
-	int fd = ukcov__real_open(follow.path,
-				  O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC,
-				  0600);
+	static int said;	/* [A] the symlink message */
+	int fd = ukcov__env_open_append("UKCOV_THREADS_OUT", follow.path, 1,
+					&said);
 
 	if (fd < 0)
 		return;
@@ -100,7 +100,7 @@ static int sees_thread_starts(void)
 /* Called after an exec takeover armed the main thread. */
 void ukcov__follow_setup(int mode, uint64_t entries, uint64_t uniq_words)
 {
-	const char *path = getenv("UKCOV_THREADS_OUT");
+	const char *path = ukcov__env("UKCOV_THREADS_OUT");
 
 	if (!path || !*path || strlen(path) >= sizeof(follow.path) ||
 	    (mode != UKCOV_MODE_PC && mode != UKCOV_MODE_CMP) || entries < 2 ||
@@ -121,6 +121,20 @@ void ukcov__follow_setup(int mode, uint64_t entries, uint64_t uniq_words)
 void ukcov__follow_flush_locked(struct ukcov_thread *t, int unmap)
 {
 	uint64_t *buf = t->follow_area;
+
+	/* A tree process's buffers are files: nothing to write.  The
+	 * thread that exits the process records no more: its buffer is
+	 * trimmed too; the others may still be writing into theirs. */
+	if (ukcov__tree_active()) {
+		unmap |= t == &__ukcov_thread;
+		if (unmap) {
+			ukcov__thread_clear_hot(t);
+			t->follow_area = NULL;
+			t->mode = UKCOV_MODE_NONE;
+		}
+		ukcov__tree_release(buf, unmap);
+		return;
+	}
 	/* The trace follows the bitmap in a unique mode. */
 	uint64_t *area = buf + follow.uniq_words;
 	uint64_t trace = t->follow_entries - follow.uniq_words;
@@ -141,6 +155,16 @@ void ukcov__follow_flush_locked(struct ukcov_thread *t, int unmap)
 	t->follow_area = NULL;
 	t->mode = UKCOV_MODE_NONE;
 	munmap(buf, area_bytes(t->follow_entries));
+}
+
+/* The thread records into a --threads all buffer, which counts as its
+ * tracing for the kernels' rules (a remote section in a tracing task
+ * is ignored).  A buffer of a tree process (tree.c) does not: it is
+ * ukcov run's observation, and the program's own kcov calls (sections,
+ * NetBSD remotes) behave as they would without it. */
+int ukcov__follow_traces(const struct ukcov_thread *t)
+{
+	return t->follow_area != NULL && !ukcov__tree_active();
 }
 
 void ukcov__follow_after_fork_child(void)
@@ -170,12 +194,16 @@ static void *follow_thread_start(void *p)
 	__ukcov_thread.common_handle = s.common_handle;
 	if (!s.follow)
 		return s.fn(s.arg);
+	if (ukcov__tree_follows_threads()) {
+		ukcov__tree_arm_thread();
+		return s.fn(s.arg);
+	}
 	area = mmap(NULL, area_bytes(follow.entries), PROT_READ | PROT_WRITE,
 		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (area != MAP_FAILED)
 		ukcov__thread_follow_arm(&__ukcov_thread, area,
 					 follow.entries, follow.mode,
-					 follow.uniq_words);
+					 follow.uniq_words, NULL);
 	return s.fn(s.arg);
 }
 
@@ -189,12 +217,14 @@ int ukcov__thread_create(pthread_t *th, const pthread_attr_t *attr,
 	struct follow_start *s;
 	int rc;
 
-	if ((!follow.active && !__ukcov_thread.common_handle) ||
+	int follows = follow.active || ukcov__tree_follows_threads();
+
+	if ((!follows && !__ukcov_thread.common_handle) ||
 	    !(s = malloc(sizeof(*s))))
 		return next(th, attr, fn, arg);
 	s->fn = fn;
 	s->arg = arg;
-	s->follow = follow.active;
+	s->follow = follows;
 	s->common_handle = __ukcov_thread.common_handle;
 	rc = next(th, attr, follow_thread_start, s);
 	if (rc)

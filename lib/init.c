@@ -107,6 +107,7 @@ static void fork_child(void)
 	ukcov__signals_after_fork_child();
 	ukcov__sancov_after_fork_child();
 	pthread_mutex_init(&ukcov__proc_lock, NULL);
+	ukcov__tree_after_fork_child();	/* arms: after the lock's init */
 }
 
 /* ---- the constructor ---- */
@@ -117,7 +118,7 @@ static void fork_child(void)
  * --common passes it this way). */
 static void common_handle_from_env(void)
 {
-	const char *v = getenv("UKCOV_COMMON_HANDLE");
+	const char *v = ukcov__env("UKCOV_COMMON_HANDLE");
 	char *end;
 	unsigned long long h;
 
@@ -137,4 +138,5 @@ __attribute__((constructor(101))) static void ukcov_init(void)
 	ukcov__sancov_init();
 	ukcov__uniq_text_init();	/* before a takeover arms unique mode */
 	ukcov__exec_takeover();
+	ukcov__tree_init(__ukcov_thread.owned != NULL);
 }

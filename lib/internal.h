@@ -13,6 +13,8 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <stddef.h>
+#include <stdlib.h>
+#include <sys/auxv.h>
 #include <sys/types.h>
 
 #include <ukcov/kcov.h>
@@ -22,6 +24,30 @@
 #define UKCOV_EXPORT __attribute__((visibility("default")))
 #define likely(x)   __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
+
+/* An AT_SECURE process (set-user-ID, set-group-ID, file capabilities):
+ * its invoker, not its owner, chose the environment and the inherited
+ * descriptors, so the runtime reads no environment and takes over no
+ * descriptor there. */
+static inline int ukcov__secure(void)
+{
+	return getauxval(AT_SECURE) != 0;
+}
+
+/* Every environment read of the runtime.  glibc's secure_getenv: NULL
+ * in an AT_SECURE process, silently, as the dynamic loader drops
+ * LD_PRELOAD there; otherwise no UKCOV_* variable could name a file
+ * that a set-user-ID root program then creates or appends to.  Inline:
+ * callbacks.c is linked into the executable apart from the runtime. */
+static inline const char *ukcov__env(const char *name)
+{
+	return ukcov__secure() ? NULL : getenv(name);
+}
+
+/* Flags for a file the runtime opens by a name from the environment:
+ * a symlink planted at that name is not followed (ELOOP), and the
+ * descriptor neither leaks into an exec nor becomes a terminal's. */
+#define UKCOV_ENV_OPEN_FLAGS (O_NOFOLLOW | O_CLOEXEC | O_NOCTTY)
 
 /* Layout of the memfd.  The largest buffer any flavor accepts is Linux's
  * INT_MAX/8 entries (2 GiB), so the control block sits above 4 GiB in a
@@ -113,6 +139,33 @@ struct ukcov_cb {
 	uint64_t nb_id;			/* [M] */
 };
 
+/* ---- cbcheck.c: a control block checked as another process's input
+ * (docs/FORMATS.md, "Trust") ---- */
+struct ukcov_cb_bounds {
+	uint64_t entries;	/* the buffer: entries * 8 <= bytes */
+	uint64_t bytes;		/* page-rounded, below the block; 0: none */
+	uint64_t uniq_words;	/* < entries - 1, or 0 */
+	uint64_t remote_area;	/* clamped to entries */
+	int32_t remote_mode;	/* UKCOV_MODE_PC, _CMP, or _NONE if bad */
+};
+/* NULL, with the bounds of one copy of the block, or why it is not
+ * used.  block/len: the bytes as read; file_size: fstat's. */
+const char *ukcov__cb_check(const void *block, size_t len, uint64_t file_size,
+			    uint64_t page, struct ukcov_cb_bounds *out);
+/* Map of a peer's block refused: one line on stderr, once per site. */
+enum ukcov_peer_site {
+	UKCOV_PEER_DESC,	/* a descriptor of this process */
+	UKCOV_PEER_PROXY,	/* another process's remote collector */
+	UKCOV_PEER_EXEC,	/* a descriptor inherited across exec */
+	UKCOV_PEER_SITES,
+};
+void ukcov__peer_refused(enum ukcov_peer_site site, int fd, const char *why);
+/* fd's block, checked against fd's size: NULL or why not. */
+const char *ukcov__cb_check_fd(int fd, const struct ukcov_cb *cb,
+			       struct ukcov_cb_bounds *out);
+/* ukcov__fd_looks_like_ukcov, saying why a lookalike is refused. */
+int ukcov__fd_ukcov_why(int fd, const char **why);
+
 /*
  * Per-process view of one descriptor (one memfd inode), shared by the
  * process's fds that refer to it.  All fields under ukcov__proc_lock.
@@ -123,6 +176,9 @@ struct ukcov_desc {
 	struct ukcov_cb *cb;		/* this process's mapping of the block */
 	uint64_t *buf;			/* runtime's own mapping of the buffer */
 	size_t buf_len;
+	uint64_t entries;		/* cb->entries checked against buf_len
+					 * when the buffer was mapped: what this
+					 * process bounds its writes by */
 	int nfds;			/* fds of this process referring to it */
 	int ntracers;			/* threads of this process armed on buf */
 	int uniq_direct;		/* a thread of this image armed it with
@@ -311,10 +367,9 @@ void ukcov__thread_load_hot(struct ukcov_thread *t, const struct ukcov_hot *h);
 /* ---- desc.c: the state machine (transitions under cb->lock) ---- */
 int ukcov__cb_lock(struct ukcov_cb *cb);
 void ukcov__cb_unlock(struct ukcov_cb *cb);
-/* /proc/<pid>/stat or /proc/<pid>/task/<tid>/stat: the state letter
- * (field 3) and the start time (field 22); 0, or -1 if unreadable. */
-int ukcov__read_proc_stat(const char *path, char *state, uint64_t *start);
-int ukcov__owner_alive(const struct ukcov_cb *cb);
+/* A process's state letter (field 3) and start time (field 22), from
+ * /proc/<pid>/task/<pid>/stat (desc.c says why); 0, or -1. */
+int ukcov__proc_start(pid_t pid, char *state, uint64_t *start);
 void ukcov__reap_dead_owner_locked(struct ukcov_cb *cb);
 int ukcov__owned_by_me_locked(const struct ukcov_cb *cb);
 int ukcov__setbuf_locked(struct ukcov_desc *d, int fd, uint64_t entries);
@@ -415,6 +470,7 @@ int ukcov__close_desc_fd(int fd);
 void ukcov__follow_setup(int mode, uint64_t entries, uint64_t uniq_words);
 void ukcov__follow_flush_locked(struct ukcov_thread *t, int unmap);
 void ukcov__follow_after_fork_child(void);
+int ukcov__follow_traces(const struct ukcov_thread *t);
 typedef int (*ukcov_pthread_create_fn)(pthread_t *, const pthread_attr_t *,
 				       void *(*)(void *), void *);
 int ukcov__thread_create(pthread_t *th, const pthread_attr_t *attr,
@@ -426,7 +482,17 @@ int __wrap_pthread_create(pthread_t *th,	/* NOLINT(bugprone-reserved-identifier)
 			  const pthread_attr_t *attr, void *(*fn)(void *),
 			  void *arg);
 void ukcov__thread_follow_arm(struct ukcov_thread *t, uint64_t *area,
-			      uint64_t entries, int mode, uint64_t uniq_words);
+			      uint64_t entries, int mode, uint64_t uniq_words,
+			      uint64_t *drops);
+
+/* ---- tree.c: every process of a traced program's tree (ukcov run,
+ * UKCOV_TREE) records into buffers of its own, one file per thread ---- */
+void ukcov__tree_init(int took_over);
+void ukcov__tree_after_fork_child(void);
+int ukcov__tree_active(void);
+int ukcov__tree_follows_threads(void);
+void ukcov__tree_arm_thread(void);
+void ukcov__tree_release(uint64_t *area, int unmap);
 
 /* ---- unique.c: unique coverage (KCOV_UNIQUE_ENABLE and the CMP
  * extension); the hot path is in unique_hot.h ---- */
@@ -513,7 +579,10 @@ void ukcov__nb_exec_failed(void);
 
 /* ---- modules.c (the tool's module table) ---- */
 void ukcov__modules_snapshot(void);
-void ukcov__modules_snapshot_to(const char *path, uint64_t ino);
+void ukcov__modules_set_path(const char *path);
+void ukcov__modules_snapshot_peer(const char *path, uint64_t ino);
+int ukcov__env_open_append(const char *var, const char *path, int create,
+			   int *said);
 
 /* ---- feeders.c (module tables of the processes feeding us) ---- */
 void ukcov__feeders_publish(struct ukcov_cb *cb);

@@ -31,7 +31,7 @@
 static int serve_device(int dirfd, const char *path, int flags, mode_t mode,
 			int *fd)
 {
-	const char *policy = getenv("UKCOV_DEVICE");
+	const char *policy = ukcov__env("UKCOV_DEVICE");
 	int kernel_only = policy && strcmp(policy, "kernel") == 0;
 	int real;
 

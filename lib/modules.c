@@ -18,8 +18,10 @@
 #include "textline.h"
 
 #include <elf.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <link.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -115,6 +117,22 @@ void put_build_id(struct line *l, const struct dl_phdr_info *info)
 	put(l, "-", 1);
 }
 
+/* The main program's name without /proc (a chroot, a container
+ * without it): the path the kernel was asked to execute (AT_EXECFN,
+ * set by Linux's create_elf_tables), else libc's argv[0].  compiler-rt
+ * names a .sancov file after the module's basename, never "?"; a
+ * relative name still gives that basename. */
+static const char *exe_name_without_proc(void)
+{
+	const char *fn = (const char *)getauxval(AT_EXECFN);
+
+	if (fn && *fn)
+		return fn;
+	if (program_invocation_name && *program_invocation_name)
+		return program_invocation_name;
+	return "?";
+}
+
 const char *object_path(const struct dl_phdr_info *info, char *exe,
 			size_t exe_size)
 {
@@ -124,10 +142,11 @@ const char *object_path(const struct dl_phdr_info *info, char *exe,
 		return info->dlpi_name;
 	/* The main program has an empty name. */
 	n = readlink("/proc/self/exe", exe, exe_size - 1);
-	if (n <= 0)
-		return "?";
-	exe[n] = '\0';
-	return exe;
+	if (n > 0) {
+		exe[n] = '\0';
+		return exe;
+	}
+	return exe_name_without_proc();
 }
 
 static int snapshot_object(struct dl_phdr_info *info, size_t size, void *arg)
@@ -171,29 +190,121 @@ int put_end(struct line *l)
 	return write(l->fd, l->buf, l->n) < 0 ? -1 : 0;
 }
 
-void ukcov__modules_snapshot(void)
+/*
+ * Open path, the value of the environment variable var, to append to
+ * (creating it 0600 if create).  The name came from whoever started the
+ * process: a symlink planted there is not followed (open(2) O_NOFOLLOW:
+ * ELOOP), and that is said once per *said, one line, async-signal-safe.
+ * The descriptor, or -1.
+ */
+int ukcov__env_open_append(const char *var, const char *path, int create,
+			   int *said)
 {
-	ukcov__modules_snapshot_to(getenv("UKCOV_MODULES"), 0);
+	static const char tail[] = " is a symbolic link; not followed, "
+				   "nothing written";
+	int fd = ukcov__real_open(path, O_WRONLY | O_APPEND |
+				  UKCOV_ENV_OPEN_FLAGS |
+				  (create ? O_CREAT : 0), 0600);
+	struct line l = { .n = 0, .fd = 2 };
+
+	if (fd >= 0 || errno != ELOOP ||
+	    __atomic_exchange_n(said, 1, __ATOMIC_RELAXED))
+		return fd;
+	put(&l, "ukcov: ", 7);
+	put(&l, var, strlen(var));
+	put(&l, ": ", 2);
+	put_path(&l, path);
+	put(&l, tail, strlen(tail));
+	(void)put_end(&l);
+	errno = ELOOP;
+	return -1;
 }
 
-/* The same into path: a remote collector's table of its feeders
- * (remote.c).  With ino != 0 the path is a collector's feeders memfd
- * (feeders.c), and a file with another inode (the collector closed the
- * memfd and reused the number) is left alone. */
-void ukcov__modules_snapshot_to(const char *path, uint64_t ino)
+#define TABLE_OPEN (O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
+
+/* fd if it is a regular file (of inode ino, if not 0), else closed: -1. */
+static int table_check(int fd, uint64_t ino)
 {
 	struct stat st;
+
+	if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+			(ino && (uint64_t)st.st_ino != ino))) {
+		ukcov__real_close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/* A collector's /proc/<pid>/fd/<n> (ino != 0) is looked at through
+ * O_PATH and opened only if it is still that regular file: after the
+ * number was reused it may be a FIFO without a reader, whose open
+ * blocks, or a terminal, which would become our controlling one.  A
+ * named file is created or opened without blocking and without
+ * following a link, and used only if it is a regular file.  -1 if not
+ * to be written. */
+static int table_open(const char *path, uint64_t ino)
+{
+	char self[64];
+	struct stat st;
+	int fd, pfd;
+
+	if (!ino)
+		return table_check(ukcov__real_open(path, TABLE_OPEN | O_CREAT |
+						    O_NOFOLLOW, 0600), 0);
+	pfd = ukcov__real_open(path, O_PATH | O_CLOEXEC, 0);
+	if (pfd < 0)
+		return -1;
+	fd = -1;
+	if (fstat(pfd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    (uint64_t)st.st_ino == ino) {
+		snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
+		fd = ukcov__real_open(self, TABLE_OPEN, 0);
+	}
+	ukcov__real_close(pfd);
+	return table_check(fd, ino);
+}
+
+static void snapshot_into(int fd)
+{
 	struct line l;
 
-	if (!path || !*path)
+	if (fd < 0)
 		return;
-	l.fd = ukcov__real_open(path, O_WRONLY | O_APPEND | O_CLOEXEC |
-				(ino ? 0 : O_CREAT), 0600);
-	if (l.fd < 0)
-		return;
-	if (!ino || (fstat(l.fd, &st) == 0 && (uint64_t)st.st_ino == ino)) {
-		l.pid = (int)getpid();
-		dl_iterate_phdr(snapshot_object, &l);
-	}
-	ukcov__real_close(l.fd);
+	l.fd = fd;
+	l.pid = (int)getpid();
+	dl_iterate_phdr(snapshot_object, &l);
+	ukcov__real_close(fd);
+}
+
+/* A process of a traced tree writes its table to its own file
+ * (tree.c), not to the traced program's UKCOV_MODULES. */
+static const char *modules_path;
+
+void ukcov__modules_set_path(const char *path)
+{
+	modules_path = path;
+}
+
+/* Our own table: $UKCOV_MODULES (whatever the user named, but not
+ * through a link, and only a regular file), or the tree's file. */
+void ukcov__modules_snapshot(void)
+{
+	static int said;	/* [A] */
+	const char *path = modules_path ? modules_path
+					: ukcov__env("UKCOV_MODULES");
+
+	if (path && *path)
+		snapshot_into(table_check(ukcov__env_open_append(
+			"UKCOV_MODULES", path, 1, &said), 0));
+}
+
+/* The same into a remote collector's table of its feeders (remote.c),
+ * a path another process's control block named: with ino != 0 the
+ * collector's feeders memfd (feeders.c), and a file with another inode
+ * (the collector closed the memfd and reused the number) is left
+ * alone; table_open checks it before anything is written. */
+void ukcov__modules_snapshot_peer(const char *path, uint64_t ino)
+{
+	if (path && *path)
+		snapshot_into(table_open(path, ino));
 }

@@ -82,8 +82,10 @@ static int linux_reset_trace(struct ukcov_desc *d, unsigned long arg)
 		return ukcov__remote_reset_trace(&__ukcov_thread);
 	if (d->cb->mode != UKCOV_MODE_PC && d->cb->mode != UKCOV_MODE_CMP)
 		return -EINVAL;
-	ukcov__uniq_reset_buffer(d->buf, d->cb->uniq_words);
-	if (d->cb->uniq_words)
+	/* The thread's own armed count bounds the clear, not the shared
+	 * block's (a peer may have rewritten it). */
+	ukcov__uniq_reset_buffer(d->buf, __ukcov_thread.uniq_words);
+	if (__ukcov_thread.uniq_words)
 		ukcov__uniq_trust_after_reset(&__ukcov_thread, d->buf);
 	return 0;
 }

@@ -242,6 +242,8 @@ static int exec_or_script(const char *path, char *const argv[],
 static int search_path(const char *file, char *const argv[],
 		       char *const envp[])
 {
+	/* getenv, not ukcov__env: execvp itself reads PATH so, also in an
+	 * AT_SECURE process, and this is the program's own exec. */
 	const char *path = getenv("PATH"), *p, *end;
 	char buf[PATH_MAX];
 	size_t flen = strlen(file), dlen;

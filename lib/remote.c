@@ -191,7 +191,7 @@ static void busy_leave(struct ukcov_thread *t)
  * a NetBSD remote: Linux's kcov_mode_enabled(t->kcov_mode) for a task. */
 static int thread_traces(const struct ukcov_thread *t)
 {
-	return t->owned != NULL || t->follow_area != NULL ||
+	return t->owned != NULL || ukcov__follow_traces(t) ||
 	       t->remote_coll != NULL || t->nb_remote != NULL;
 }
 
@@ -292,16 +292,29 @@ static void collector_unref(struct ukcov_collector *c)
 		collector_free(c);
 }
 
-/* Map fd's block and buffer for a collector; 0 or -1. */
-static int collector_map(struct ukcov_collector *c, int fd)
+/* Map fd's block and buffer for a collector; 0 or -1.  The block may
+ * be another process's (a proxy), so entries and bytes are checked
+ * against the file once, here: every merge is bounded by this copy,
+ * never by the block again. */
+static int collector_map(struct ukcov_collector *c, int fd,
+			 enum ukcov_peer_site site, int name_fd)
 {
+	struct ukcov_cb_bounds b;
+	const char *why;
 	void *p;
 
 	c->cb = ukcov__cb_map(fd);
 	if (!c->cb)
 		return -1;
-	c->entries = c->cb->entries;
-	c->buf_bytes = c->cb->bytes;
+	why = ukcov__cb_check_fd(fd, c->cb, &b);
+	if (!why && b.bytes == 0)
+		why = "no buffer";
+	if (why) {
+		ukcov__peer_refused(site, name_fd, why);
+		return -1;
+	}
+	c->entries = b.entries;
+	c->buf_bytes = b.bytes;
 	p = ukcov__real_mmap(NULL, c->buf_bytes, PROT_READ | PROT_WRITE,
 			     MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED)
@@ -317,7 +330,7 @@ static struct ukcov_collector *collector_new(int fd, int mode,
 
 	if (!c)
 		return NULL;
-	if (collector_map(c, fd) != 0) {
+	if (collector_map(c, fd, UKCOV_PEER_DESC, fd) != 0) {
 		collector_free(c);
 		return NULL;
 	}
@@ -502,7 +515,7 @@ static int remote_enable_check(const struct ukcov_desc *d,
  * reads (feeders.c). */
 static void remote_modules_path(struct ukcov_cb *cb)
 {
-	const char *p = getenv("UKCOV_REMOTE_MODULES");
+	const char *p = ukcov__env("UKCOV_REMOTE_MODULES");
 	size_t n = p ? strlen(p) : 0;
 
 	if (!p || !*p) {
@@ -737,29 +750,83 @@ static void section_fill_hot(struct remote_section *s,
 
 /* ---- proxies: collectors of other processes ---- */
 
-#define PROXIES 16
-static struct ukcov_collector *proxies[PROXIES];	/* [R] */
+/* A bounded cache: a collector no longer registered under what the
+ * proxy mapped (disabled, re-enabled, its process gone) is evicted
+ * first, then the least recently used; an evicted proxy is simply
+ * opened again at its next use, so no number of collectors loses
+ * coverage (a fixed table of 16 that evicted only dead processes left
+ * the 17th live collector without any). */
+#define PROXIES 64
+/* The keys live in the table, so that a lookup reads one array and
+ * not a page per proxy (64 collectors cost 1.3 us a section that way,
+ * against 0.3 us for 20). */
+struct proxy_slot {
+	struct ukcov_collector *c;	/* holds the cache's reference */
+	uint64_t start, ino;
+	uint64_t used;			/* proxy_clock at the last use */
+	int32_t pid, fd;
+};
+static struct proxy_slot proxies[PROXIES];		/* [R] */
+static uint64_t proxy_clock;				/* [R] */
 
-static int proxy_is(const struct ukcov_collector *c,
-		    const struct ukcov_reg_entry *e)
+static int proxy_is(const struct proxy_slot *p, const struct ukcov_reg_entry *e)
 {
-	return c->pid == e->pid && c->start == e->start && c->fd == e->fd &&
-	       c->ino == e->ino;
+	return p->c && p->pid == e->pid && p->start == e->start &&
+	       p->fd == e->fd && p->ino == e->ino;
 }
 
-/* Open the collector's descriptor (ukcov__registry_open: the same
- * user only).  The fd is closed once the buffer and block are
- * mapped. */
+/* The registration the proxy was made for has ended: the collector
+ * bumps remote_gen whenever it unregisters or registers again
+ * (collector_retire, REMOTE_ENABLE).  Only a hint for eviction: a
+ * forged block makes us evict early, never misbehave.  No system call:
+ * a collector killed before it could unregister is simply never used
+ * again, and so soon the least recently used (kill(pid, 0) on every
+ * proxy made a miss in a full cache cost 60 system calls). */
+static int proxy_stale(const struct ukcov_collector *c)
+{
+	const struct ukcov_cb *cb = c->cb;
+
+	return c->gen &&
+	       (__atomic_load_n(&cb->remote_gen, __ATOMIC_RELAXED) != c->gen ||
+		__atomic_load_n(&cb->state, __ATOMIC_RELAXED) !=
+			UKCOV_ST_RUNNING);
+}
+
+/* The slot to (re)use: a free one, a stale one, else the least
+ * recently used. */
+static int proxy_victim_locked(void)
+{
+	int i, lru = 0;
+
+	for (i = 0; i < PROXIES; i++)
+		if (!proxies[i].c)
+			return i;
+	for (i = 0; i < PROXIES; i++) {
+		if (proxy_stale(proxies[i].c))
+			return i;
+		if (proxies[i].used < proxies[lru].used)
+			lru = i;
+	}
+	return lru;
+}
+
+/* Open the collector's descriptor (the same user only: /proc/<pid>/fd
+ * needs ptrace rights).  The fd is closed once the buffer and block
+ * are mapped. */
 static struct ukcov_collector *proxy_open(const struct ukcov_reg_entry *e)
 {
 	struct ukcov_collector *c = NULL;
 	int fd = ukcov__registry_open(e);
+	struct stat st;
 
 	if (fd < 0)
 		return NULL;
-	if (ukcov__fd_looks_like_ukcov(fd) > 0 &&
+	/* A descriptor's file, of a descriptor's size (a NetBSD remote's
+	 * registration names a buffer of another size). */
+	if (fstat(fd, &st) == 0 && (uint64_t)st.st_size == UKCOV_FILE_SIZE &&
+	    ukcov__fd_looks_like_ukcov(fd) > 0 &&
 	    (c = map_anon(page_round(sizeof(*c)))) != NULL &&
-	    collector_map(c, fd) != 0) {
+	    collector_map(c, fd, UKCOV_PEER_PROXY, e->fd) != 0) {
 		collector_free(c);
 		c = NULL;
 	}
@@ -775,45 +842,60 @@ static struct ukcov_collector *proxy_open(const struct ukcov_reg_entry *e)
 	return c;
 }
 
-/* The proxy for e, from the cache or opened now; a slot whose process
- * is gone is reused.  Called with reg_lock held. */
+/* The proxy for e, from the cache or opened now.  Called with reg_lock
+ * held. */
 static struct ukcov_collector *proxy_get_locked(const struct ukcov_reg_entry *e)
 {
-	int i, victim = -1;
+	struct ukcov_collector *c;
+	struct proxy_slot *p;
+	int i;
 
 	for (i = 0; i < PROXIES; i++) {
-		if (proxies[i] && proxy_is(proxies[i], e))
-			return proxies[i];
-		if (!proxies[i] && victim < 0)
-			victim = i;
+		if (proxy_is(&proxies[i], e)) {
+			proxies[i].used = ++proxy_clock;
+			return proxies[i].c;
+		}
 	}
-	if (victim < 0)
-		for (i = 0; i < PROXIES && victim < 0; i++)
-			if (kill(proxies[i]->pid, 0) != 0 && errno == ESRCH)
-				victim = i;
-	if (victim < 0)
+	c = proxy_open(e);
+	if (!c)
 		return NULL;
-	if (proxies[victim]) {
-		collector_unref(proxies[victim]);
-		proxies[victim] = NULL;
-	}
-	proxies[victim] = proxy_open(e);
-	return proxies[victim];
+	i = proxy_victim_locked();
+	p = &proxies[i];
+	/* Sections still open on the old one hold their own reference. */
+	if (p->c)
+		collector_unref(p->c);
+	*p = (struct proxy_slot){ .c = c, .start = e->start, .ino = e->ino,
+				  .used = ++proxy_clock, .pid = e->pid,
+				  .fd = e->fd };
+	return c;
 }
 
 /* The mode and area of a proxy come from the collector's block, read
- * under its lock with the generation they belong to. */
+ * under its lock with the generation they belong to, from one checked
+ * copy; the area is bounded by the buffer this process mapped. */
 static int proxy_refresh(struct ukcov_collector *c, uint64_t gen)
 {
+	struct ukcov_cb_bounds b;
+	const char *why;
 	int ok;
 
 	if (ukcov__cb_lock(c->cb) != 0)
 		return 0;
 	ok = c->cb->remote_gen == gen && c->cb->state == UKCOV_ST_RUNNING &&
 	     c->cb->mode == UKCOV_MODE_REMOTE;
+	why = ok ? ukcov__cb_check(c->cb, UKCOV_CB_SIZE, UKCOV_FILE_SIZE,
+				   page_round(1), &b)
+		 : NULL;
+	if (ok && !why && b.remote_mode == UKCOV_MODE_NONE)
+		why = "an unknown remote trace mode";
+	if (why) {
+		ukcov__peer_refused(UKCOV_PEER_PROXY, c->fd, why);
+		ok = 0;
+	}
 	if (ok) {
-		c->mode = c->cb->remote_mode;
-		c->area_words = c->cb->remote_area;
+		c->mode = b.remote_mode;
+		c->area_words = b.remote_area < c->entries ? b.remote_area
+							   : c->entries;
 		c->gen = gen;
 		memcpy(c->modules_path, c->cb->remote_modules,
 		       sizeof(c->modules_path));
@@ -836,6 +918,55 @@ static int loader_count_of(struct dl_phdr_info *info, size_t size, void *arg)
 	return 1;
 }
 
+/* The module tables this process sent, by the file they went to (its
+ * inode and a hash of its path), kept across proxies: an evicted and
+ * reopened proxy does not append the same table again, else a feeder
+ * cycling over more collectors than PROXIES would grow their feeders
+ * memfds without bound.  [R] */
+#define SENT_MEMO 256
+static struct sent_memo {
+	uint64_t ino, path, loads;
+} sent_memo[SENT_MEMO];
+static unsigned sent_next;
+
+static uint64_t path_hash(const char *p)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;	/* FNV-1a */
+
+	while (*p)
+		h = (h ^ (unsigned char)*p++) * 0x100000001b3ULL;
+	return h;
+}
+
+static struct sent_memo *sent_find_locked(uint64_t ino, uint64_t path)
+{
+	unsigned i;
+
+	for (i = 0; i < SENT_MEMO; i++)
+		if (sent_memo[i].ino == ino && sent_memo[i].path == path)
+			return &sent_memo[i];
+	return NULL;
+}
+
+/* Was this table (loads) sent to c's file already?  Notes it if not. */
+static int sent_before_locked(const struct ukcov_collector *c, uint64_t loads)
+{
+	uint64_t path = path_hash(c->modules_path);
+	struct sent_memo *m;
+
+	if (!c->modules_ino)
+		return 0;	/* a named file: no identity to keep */
+	m = sent_find_locked(c->modules_ino, path);
+	if (m && m->loads == loads)
+		return 1;
+	if (!m)
+		m = &sent_memo[sent_next++ % SENT_MEMO];
+	m->ino = c->modules_ino;
+	m->path = path;
+	m->loads = loads;
+	return 0;
+}
+
 /* Once per collection this process feeds: its module table goes where
  * the collector asked, so the collector's tool can symbolize our PCs.
  * A collector that re-enables keeps its feeders memfd: the same table
@@ -856,7 +987,8 @@ static void proxy_send_modules(const struct ukcov_thread *t,
 	    loads == c->sent_loads &&
 	    strcmp(c->modules_path, c->sent_path) == 0)
 		return;
-	ukcov__modules_snapshot_to(c->modules_path, c->modules_ino);
+	if (!sent_before_locked(c, loads))
+		ukcov__modules_snapshot_peer(c->modules_path, c->modules_ino);
 	memcpy(c->sent_path, c->modules_path, sizeof(c->sent_path));
 	c->sent_ino = c->modules_ino;
 	c->sent_loads = loads;

@@ -375,13 +375,12 @@ struct ukcov_nb_remote *ukcov__nb_find(uint64_t s, uint64_t id)
  * only, never on a section's path. */
 int ukcov__nb_alive(const struct ukcov_nb_remote *r)
 {
-	char path[64], state;
+	char state;
 	uint64_t start;
 
 	if (r->local)
 		return 1;
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)r->pid);
-	return ukcov__read_proc_stat(path, &state, &start) == 0 &&
+	return ukcov__proc_start(r->pid, &state, &start) == 0 &&
 	       start == r->start && state != 'Z' && state != 'X';
 }
 
@@ -591,7 +590,8 @@ static int nb_enter_check(const struct ukcov_thread *t)
 {
 	if (t->nb_remote)
 		return NB_NESTED;
-	if (t->follow_area || t->remote_coll || ukcov__thread_has_kcov(t))
+	if (ukcov__follow_traces(t) || t->remote_coll ||
+	    ukcov__thread_has_kcov(t))
 		return NB_TRACES;
 	return -1;
 }

@@ -348,7 +348,7 @@ static void sancov_setup(void)
 		pthread_mutex_unlock(&init_lock);
 		return;
 	}
-	ukcov__sancov_opts_parse(&ukcov__sancov_opts, getenv("UKCOV_OPTIONS"));
+	ukcov__sancov_opts_parse(&ukcov__sancov_opts, ukcov__env("UKCOV_OPTIONS"));
 	if (ukcov__sancov_opts.coverage || ukcov__sancov_opts.direct) {
 		guard_tables_reserve();
 		guard_tables_locked(nguards);

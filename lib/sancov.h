@@ -78,6 +78,7 @@ void ukcov__pclog_after_fork_child(void);
 
 int ukcov__sancov_write_named(const char *name, const void *hdr, size_t hn,
 			      const void *data, size_t dn);
+void ukcov__sancov_unlink_own(const char *name);
 const struct ukcov_modsnap *ukcov__sancov_module_of(uint64_t pc);
 void ukcov__sort_u64_pairs(uint64_t *e, size_t n);
 

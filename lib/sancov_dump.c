@@ -261,6 +261,25 @@ int ukcov__sancov_write_named(const char *name, const void *hdr, size_t hn,
 	return write_file(name, hdr, hn, data, dn);
 }
 
+/* Remove dir/name if it is a file this process wrote or created, and
+ * only then: a file found there that is not ours (one a write refused
+ * as foreign) stays as it is. */
+void ukcov__sancov_unlink_own(const char *name)
+{
+	const char *dir = ukcov__sancov_opts.dir;
+	struct line path = { .n = 0 };
+	struct stat st;
+
+	put(&path, dir, strlen(dir));
+	put(&path, "/", 1);
+	put(&path, name, strlen(name));
+	if (path.n >= sizeof(path.buf))
+		return;
+	path.buf[path.n] = '\0';
+	if (lstat(path.buf, &st) == 0 && S_ISREG(st.st_mode) && is_own(&st))
+		(void)unlink(path.buf);
+}
+
 /* ---- module snapshot ---- */
 
 struct modtab {
@@ -687,6 +706,7 @@ int ukcov__sancov_create_direct(const char *suffix)
 {
 	const char *dir = ukcov__sancov_opts.dir;
 	struct line name = { .n = 0 }, path = { .n = 0 };
+	struct stat st;
 	int fd;
 
 	put_dec(&name, (unsigned)getpid());
@@ -710,6 +730,8 @@ int ukcov__sancov_create_direct(const char *suffix)
 					 "file; not overwritten\n");
 		else
 			report_open(dir, name.buf, path.buf, errno);
+	} else if (fstat(fd, &st) == 0) {
+		remember_own(&st);	/* for ukcov__sancov_unlink_own */
 	}
 	return fd;
 }

@@ -56,6 +56,7 @@ static struct {
 	uint64_t size;		/* [A] words the file holds (grows only) */
 	char *map;		/* [S] the last map text written */
 	size_t maplen;
+	int map_ok;		/* [S] the map file is ours: rewrite it */
 } pclog = { .fd = -1 };
 
 /* Names "<pid>.pc.sancov.raw" and ".map" of this process. */
@@ -116,13 +117,15 @@ static void pclog_snapshot_map(void)
 	pclog.maplen = m.len;
 }
 
+/* A map file the first write refused (another's file at the name) is
+ * left alone from then on: refused once, said once. */
 static void pclog_write_map(void)
 {
 	struct line name;
 
 	pclog_name(&name, "map");
-	(void)ukcov__sancov_write_named(name.buf, pclog.map, pclog.maplen,
-					"", 0);
+	pclog.map_ok = ukcov__sancov_write_named(name.buf, pclog.map,
+						 pclog.maplen, "", 0) == 0;
 }
 
 /* Make word i part of the file: 0, or -1 if the file cannot grow. */
@@ -159,28 +162,24 @@ int ukcov__pclog_append(uint64_t pc)
 }
 
 /* At exit: the map again (libraries dlopen'ed since setup); a log that
- * got no PC (a guard-only program) is removed with its map. */
+ * got no PC (a guard-only program) is removed with its map -- the files
+ * this process created, never one whose name it found taken. */
 static void pclog_at_exit(void)
 {
-	struct line dir = { .n = 0 }, name;
-	const char *d = ukcov__sancov_opts.dir;
+	struct line name;
 
 	if (pclog.fd < 0)
 		return;
 	if (__atomic_load_n(&pclog.next, __ATOMIC_RELAXED) != 0) {
-		pclog_snapshot_map();
-		pclog_write_map();
+		if (pclog.map_ok) {
+			pclog_snapshot_map();
+			pclog_write_map();
+		}
 		return;
 	}
 	for (int k = 0; k < 2; k++) {
 		pclog_name(&name, k ? "map" : "raw");
-		dir.n = 0;
-		put(&dir, d, strlen(d));
-		put(&dir, "/", 1);
-		put(&dir, name.buf, name.n);
-		dir.buf[dir.n < sizeof(dir.buf) ? dir.n : sizeof(dir.buf) - 1] =
-			'\0';
-		(void)unlink(dir.buf);
+		ukcov__sancov_unlink_own(name.buf);
 	}
 }
 

@@ -33,17 +33,17 @@ pid_t ukcov__gettid(void)
 	return (pid_t)syscall(SYS_gettid);
 }
 
-/* Field 22 of /proc/<pid>/stat; with the pid it names one process for
- * the lifetime of the system (pids are reused, start times are not). */
+/* Field 22 of /proc/<pid>/stat (ukcov__proc_start); with the pid it
+ * names one process for the lifetime of the system (pids are reused,
+ * start times are not). */
 uint64_t ukcov__self_start_time(void)
 {
-	char path[64], state;
+	char state;
 	uint64_t start = 0;
 
 	if (self_start_time)
 		return self_start_time;
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)getpid());
-	if (ukcov__read_proc_stat(path, &state, &start) != 0)
+	if (ukcov__proc_start(getpid(), &state, &start) != 0)
 		return 1;
 	self_start_time = start ? start : 1;
 	return self_start_time;
@@ -187,15 +187,20 @@ static void thread_unregister_locked(struct ukcov_thread *t)
 void ukcov__thread_arm(struct ukcov_thread *t, struct ukcov_desc *d,
 		       int mode)
 {
-	uint64_t entries = d->cb->entries;
+	/* Bounds from this process's checked mapping, not the shared
+	 * block, which another process may have rewritten since. */
+	uint64_t entries = d->entries;
+	uint64_t words = __atomic_load_n(&d->cb->uniq_words, __ATOMIC_RELAXED);
 
+	if (words && (entries < 2 || words >= entries - 1))
+		words = 0;	/* forged: a plain trace, inside the buffer */
 	t->owned = d;
 	t->mode = mode;
 	t->drops = &d->cb->drops;
 	/* Unique modes (KCOV_UNIQUE_ENABLE): the enable prepared the
 	 * table; an exec takeover maps it here (without one the thread
 	 * records nothing, see ukcov__uniq_hot). */
-	t->uniq_words = d->cb->uniq_words;
+	t->uniq_words = words;
 	ukcov__uniq_prepare(t, mode, t->uniq_words);
 	ukcov__uniq_trust_if_clear(t, d->buf);
 	ukcov__uniq_direct_choose(t, d->buf, &d->uniq_direct);
@@ -208,17 +213,20 @@ void ukcov__thread_arm(struct ukcov_thread *t, struct ukcov_desc *d,
 	ukcov__thread_rearm_hot(t);
 }
 
-/* A thread of a program traced with "ukcov run --threads all": it owns
- * no descriptor, it records into its own buffer (follow.c). */
+/* A thread of a program traced with "ukcov run --threads all", or of
+ * another process of its tree: it owns no descriptor, it records into
+ * its own buffer (follow.c, tree.c). */
 void ukcov__thread_follow_arm(struct ukcov_thread *t, uint64_t *area,
-			      uint64_t entries, int mode, uint64_t uniq_words)
+			      uint64_t entries, int mode, uint64_t uniq_words,
+			      uint64_t *drops)
 {
 	pthread_mutex_lock(&ukcov__proc_lock);
 	t->follow_area = area;
 	t->follow_entries = entries;
 	t->follow_drops = 0;
 	t->mode = mode;
-	t->drops = &t->follow_drops;
+	/* A tree buffer counts its drops in its file (tree.c). */
+	t->drops = drops ? drops : &t->follow_drops;
 	t->uniq_words = uniq_words;
 	ukcov__uniq_prepare(t, mode, uniq_words);
 	ukcov__uniq_trust_if_clear(t, area);

@@ -20,4 +20,26 @@ enum ukcov_threadblock_word {
 	UKCOV_TB_HEADER_WORDS
 };
 
+/*
+ * A buffer of a process of the tree (ukcov run over a process tree,
+ * lib/tree.c): the file DIR/buf.<pid>.<n>.<tid> is a header page of
+ * these u64 words, then the buffer, entries words in the descriptor's
+ * layout (the bitmap of a unique mode, then the trace: a count word
+ * and the records).  Its module table is DIR/img.<pid>.<n>.
+ */
+#define UKCOV_TREEBUF_MAGIC 0x627274766f636b75ULL	/* "ukcovtrb" */
+#define UKCOV_TREEBUF_HEADER_BYTES 4096
+
+enum ukcov_treebuf_word {
+	UKCOV_TR_MAGIC,		/* UKCOV_TREEBUF_MAGIC, written last */
+	UKCOV_TR_PID,
+	UKCOV_TR_TID,
+	UKCOV_TR_IMAGE,		/* n of img.<pid>.<n> */
+	UKCOV_TR_MODE,		/* 1 pc, 2 cmp */
+	UKCOV_TR_ENTRIES,	/* words of the buffer after the header */
+	UKCOV_TR_BITMAP,	/* bitmap words of a unique mode, 0: a trace */
+	UKCOV_TR_DROPPED,	/* records the thread dropped */
+	UKCOV_TR_HEADER_WORDS
+};
+
 #endif

@@ -177,12 +177,26 @@ int cmd_cobertura(struct options *o)
 	return with_report(o, render_cobertura);
 }
 
-void report_warn_missing(const struct site *s)
+void report_warn_missing(const struct report_opts *ro, const struct site *s)
 {
-	if (s->missing_sources)
+	size_t missing = s->missing_sources - s->refused_sources,
+	       refused = s->refused_sources;
+
+	if (missing)
 		msg_warn("%zu source file%s not found; their pages say so "
 			 "(--source-root DIR, --strip-path-prefix P)",
-			 s->missing_sources, s->missing_sources > 1 ? "s" : "");
+			 missing, missing > 1 ? "s" : "");
+	if (refused && ro->source_root)
+		msg_warn("%zu source file%s outside --source-root %s: not "
+			 "read, %s", refused, refused > 1 ? "s" : "",
+			 ro->source_root, refused > 1 ? "their pages say so"
+						     : "its page says so");
+	else if (refused)
+		msg_warn("%zu source file%s not named by the debug info of a "
+			 "binary on the command line: not read, %s (or give "
+			 "--source-root DIR)", refused, refused > 1 ? "s" : "",
+			 refused > 1 ? "their pages say so"
+				     : "its page says so");
 }
 
 static int write_site(struct options *o, const struct report_opts *ro,
@@ -193,7 +207,7 @@ static int write_site(struct options *o, const struct report_opts *ro,
 
 	(void)arg;
 	site_build(ro, rep, &s);
-	report_warn_missing(&s);
+	report_warn_missing(ro, &s);
 	r = site_write(&s, o->output) < 0 ? EXIT_DATA : 0;
 	site_free(&s);
 	return r;

@@ -19,6 +19,6 @@ void report_inputs_free(struct report_inputs *ri);
 void report_opts_from(const struct options *o, const struct report_inputs *ri,
 		      struct report_opts *ro);
 /* One warning for the file pages rendered without their source. */
-void report_warn_missing(const struct site *s);
+void report_warn_missing(const struct report_opts *ro, const struct site *s);
 
 #endif

@@ -7,6 +7,9 @@
 #include <string.h>
 
 #include "sancov_file.h"
+#include "strtab.h"
+
+static void index_free(struct dump_index *x);
 
 void dump_free(struct dump *d)
 {
@@ -19,6 +22,7 @@ void dump_free(struct dump *d)
 	free(d->mods);
 	free(d->cmps);
 	free(d->info);
+	index_free(d->index);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -48,7 +52,10 @@ size_t dump_add_module(struct dump *d, const char *path, const uint8_t *id,
 {
 	struct dump_module *m;
 
-	d->mods = xrealloc(d->mods, (d->nmods + 1) * sizeof(*d->mods));
+	if (d->nmods == d->capmods) {
+		d->capmods = d->capmods ? d->capmods * 2 : 16;
+		d->mods = xrealloc(d->mods, d->capmods * sizeof(*d->mods));
+	}
 	m = &d->mods[d->nmods];
 	memset(m, 0, sizeof(*m));
 	m->path = xstrdup(path);
@@ -428,13 +435,176 @@ int dump_load(const char *path, struct dump *d)
 
 /* ---- union ---- */
 
-static bool same_module(const struct dump_module *a,
-			const struct dump_module *b)
+/*
+ * dump_union's lookup tables over dst's modules.  A module m matches a
+ * module t of dst when both have build-ids and they are equal, or when
+ * either has none and the paths are equal; m joins the first match in
+ * dst's order.  So the candidates are:
+ *   m with an id: the module with that id (ids in dst are unique: a
+ *     second one would have matched the first) and the id-less module
+ *     with m's path (unique too: one is added only while no module has
+ *     that path);
+ *   m without: every module with m's path -- the lowest index wins.
+ * Joining may replace an id'd module's path by a smaller one (cmp_desc),
+ * never by a larger one, so a path's heap drops stale entries lazily.
+ */
+struct idx_heap {
+	size_t *v;
+	size_t n, cap;
+};
+
+struct dump_index {
+	struct strtab strs;	/* interned paths and hex build-ids */
+	struct ptrmap by_id;	/* hex build-id -> index + 1 */
+	struct ptrmap noid;	/* path -> index + 1 of its id-less module */
+	struct ptrmap by_path;	/* path -> struct idx_heap of indices */
+	const char **path;	/* interned current path of each module */
+	size_t cap;
+};
+
+static void heap_push(struct idx_heap *h, size_t x)
 {
-	if (a->build_id_len && b->build_id_len)
-		return a->build_id_len == b->build_id_len &&
-		       memcmp(a->build_id, b->build_id, a->build_id_len) == 0;
-	return strcmp(a->path, b->path) == 0;
+	size_t i;
+
+	if (h->n == h->cap) {
+		h->cap = h->cap ? h->cap * 2 : 4;
+		h->v = xrealloc(h->v, h->cap * sizeof(*h->v));
+	}
+	for (i = h->n++; i && h->v[(i - 1) / 2] > x; i = (i - 1) / 2)
+		h->v[i] = h->v[(i - 1) / 2];
+	h->v[i] = x;
+}
+
+static void heap_pop(struct idx_heap *h)
+{
+	size_t x = h->v[--h->n], i = 0;
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= h->n)
+			break;
+		if (c + 1 < h->n && h->v[c + 1] < h->v[c])
+			c++;
+		if (h->v[c] >= x)
+			break;
+		h->v[i] = h->v[c];
+		i = c;
+	}
+	if (h->n)
+		h->v[i] = x;
+}
+
+static const void *as_val(size_t i)
+{
+	return (const void *)(uintptr_t)(i + 1);
+}
+
+static bool index_get(const struct ptrmap *m, const char *key, size_t *i)
+{
+	const void *v;
+
+	if (!ptrmap_get(m, key, &v))
+		return false;
+	*i = (size_t)(uintptr_t)v - 1;
+	return true;
+}
+
+static const char *intern_id(struct dump_index *x, const struct dump_module *m)
+{
+	char id[129];
+
+	build_id_hex(m->build_id, m->build_id_len, id);
+	return strtab_add(&x->strs, id);
+}
+
+/* Record that module i now has the (interned) path p. */
+static void index_set_path(struct dump_index *x, size_t i, const char *p)
+{
+	const void *v;
+	struct idx_heap *h;
+
+	if (!ptrmap_get(&x->by_path, p, &v)) {
+		v = xcalloc(1, sizeof(*h));
+		ptrmap_put(&x->by_path, p, v);
+	}
+	h = (struct idx_heap *)v;
+	heap_push(h, i);
+	x->path[i] = p;
+}
+
+/* The lowest index whose current path is p. */
+static bool index_first_with_path(struct dump_index *x, const char *p,
+				  size_t *i)
+{
+	const void *v;
+	struct idx_heap *h;
+
+	if (!ptrmap_get(&x->by_path, p, &v))
+		return false;
+	h = (struct idx_heap *)v;
+	while (h->n && x->path[h->v[0]] != p)
+		heap_pop(h);
+	if (!h->n)
+		return false;
+	*i = h->v[0];
+	return true;
+}
+
+static void index_add(struct dump_index *x, const struct dump_module *m,
+		      size_t i)
+{
+	if (i >= x->cap) {
+		x->cap = x->cap ? x->cap * 2 : 64;
+		x->path = xrealloc(x->path, x->cap * sizeof(*x->path));
+	}
+	index_set_path(x, i, strtab_add(&x->strs, m->path));
+	size_t first;
+	const char *id = m->build_id_len ? intern_id(x, m) : NULL;
+
+	/* Only the first: later equal keys are matched, never added. */
+	if (id && !index_get(&x->by_id, id, &first))
+		ptrmap_put(&x->by_id, id, as_val(i));
+	else if (!id && !index_get(&x->noid, x->path[i], &first))
+		ptrmap_put(&x->noid, x->path[i], as_val(i));
+}
+
+static void index_free(struct dump_index *x)
+{
+	if (!x)
+		return;
+	for (size_t i = 0; i < x->by_path.cap; i++)
+		if (x->by_path.keys[i]) {
+			struct idx_heap *h = (struct idx_heap *)x->by_path.vals[i];
+
+			free(h->v);
+			free(h);
+		}
+	ptrmap_free(&x->by_path);
+	ptrmap_free(&x->by_id);
+	ptrmap_free(&x->noid);
+	strtab_free(&x->strs);
+	free(x->path);
+	free(x);
+}
+
+/* The first module of dst that m matches (see struct dump_index). */
+static bool index_match(struct dump_index *x, const struct dump_module *m,
+			size_t *i)
+{
+	const char *p = strtab_add(&x->strs, m->path);
+	size_t a, b;
+	bool has_a, has_b;
+
+	if (!m->build_id_len)
+		return index_first_with_path(x, p, i);
+	has_a = index_get(&x->by_id, intern_id(x, m), &a);
+	has_b = index_get(&x->noid, p, &b);
+	if (has_a && has_b)
+		*i = a < b ? a : b;
+	else if (has_a || has_b)
+		*i = has_a ? a : b;
+	return has_a || has_b;
 }
 
 /* The smaller of two descriptions of one module, so a union does not
@@ -452,37 +622,54 @@ static int cmp_desc(const struct dump_module *a, const struct dump_module *b)
 	return a->hi < b->hi ? -1 : a->hi > b->hi;
 }
 
+/* m's index in dst; its PCs are appended, unsorted. */
 static size_t union_module(struct dump *dst, const struct dump_module *m)
 {
-	for (size_t i = 0; i < dst->nmods; i++) {
+	struct dump_index *x = dst->index;
+	size_t i;
+
+	if (!index_match(x, m, &i)) {
+		i = dump_add_module(dst, m->path, m->build_id, m->build_id_len,
+				    m->bias, m->lo, m->hi);
+		index_add(x, m, i);
+	} else if (cmp_desc(m, &dst->mods[i]) < 0) {
 		struct dump_module *t = &dst->mods[i];
 
-		if (!same_module(t, m))
-			continue;
-		if (cmp_desc(m, t) < 0) {
+		if (strcmp(t->path, m->path) != 0) {
 			free(t->path);
 			t->path = xstrdup(m->path);
-			t->bias = m->bias, t->lo = m->lo, t->hi = m->hi;
+			index_set_path(x, i, strtab_add(&x->strs, m->path));
 		}
-		pcvec_append(&t->pcs, &m->pcs);
-		pcvec_sort_unique(&t->pcs, false);
-		return i;
+		t->bias = m->bias, t->lo = m->lo, t->hi = m->hi;
 	}
-	size_t i = dump_add_module(dst, m->path, m->build_id, m->build_id_len,
-				   m->bias, m->lo, m->hi);
-
 	pcvec_append(&dst->mods[i].pcs, &m->pcs);
-	pcvec_sort_unique(&dst->mods[i].pcs, false);
 	return i;
 }
 
 void dump_union(struct dump *dst, const struct dump *src)
 {
 	size_t *map = xmalloc((src->nmods + 1) * sizeof(*map));
+	bool *grown;
 
+	if (!dst->index) {
+		size_t n = dst->nmods;
+
+		/* A dst built otherwise: index it as if united one by one. */
+		dst->index = xcalloc(1, sizeof(*dst->index));
+		for (size_t i = 0; i < n; i++)
+			index_add(dst->index, &dst->mods[i], i);
+	}
 	dst->cmp |= src->cmp;
 	for (size_t i = 0; i < src->nmods; i++)
 		map[i] = union_module(dst, &src->mods[i]);
+	/* Sort each grown module once, not once per module joining it. */
+	grown = xcalloc(dst->nmods + 1, sizeof(*grown));
+	for (size_t i = 0; i < src->nmods; i++)
+		if (!grown[map[i]]) {
+			grown[map[i]] = true;
+			pcvec_sort_unique(&dst->mods[map[i]].pcs, false);
+		}
+	free(grown);
 	for (size_t i = 0; i < src->ncmps; i++) {
 		struct cmp_rec c = src->cmps[i];
 
@@ -526,20 +713,26 @@ void dump_canonicalize(struct dump *d)
 {
 	size_t *rank = xmalloc((d->nmods + 1) * sizeof(*rank)), o = 0;
 	struct dump_module *sorted = xmalloc((d->nmods + 1) * sizeof(*sorted));
+	struct ptrmap where = { 0 };
 
 	if (d->nmods)	/* d->mods is NULL in a dump without modules */
 		memcpy(sorted, d->mods, d->nmods * sizeof(*sorted));
 	if (d->nmods > 1)
 		qsort(sorted, d->nmods, sizeof(*sorted), cmp_module);
+	/* Each module owns its path string: the pointer names it. */
+	for (size_t k = 0; k < d->nmods; k++)
+		ptrmap_put(&where, sorted[k].path, as_val(k));
 	for (size_t i = 0; i < d->nmods; i++)
-		for (size_t k = 0; k < d->nmods; k++)
-			if (sorted[k].path == d->mods[i].path)
-				rank[i] = k;
+		index_get(&where, d->mods[i].path, &rank[i]);
+	ptrmap_free(&where);
+	index_free(d->index);
+	d->index = NULL;
 	for (size_t i = 0; i < d->ncmps; i++)
 		if (d->cmps[i].module >= 0)
 			d->cmps[i].module = (int)rank[d->cmps[i].module];
 	free(d->mods);
 	d->mods = sorted;
+	d->capmods = d->nmods + 1;
 	for (size_t i = 0; i < d->nmods; i++)
 		pcvec_sort_unique(&d->mods[i].pcs, false);
 	if (d->ncmps > 1)

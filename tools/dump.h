@@ -26,14 +26,17 @@ struct cmp_rec {
 	uint64_t type, arg1, arg2;	/* as in the kcov buffer */
 };
 
+struct dump_index;
+
 struct dump {
 	bool cmp;			/* mode cmp */
 	struct dump_module *mods;
-	size_t nmods;
+	size_t nmods, capmods;
 	struct cmp_rec *cmps;
 	size_t ncmps, capcmps;
 	char **info;			/* "info" lines, kept verbatim */
 	size_t ninfo;
+	struct dump_index *index;	/* dump_union's lookup tables */
 };
 
 void dump_free(struct dump *d);
@@ -50,7 +53,10 @@ void dump_add_info(struct dump *d, const char *key, const char *value);
 void dump_add_cmp(struct dump *d, const struct cmp_rec *c);
 
 /* Union src into dst: modules matched by build-id (by path when either
- * has none); PCs united, CMP records united. */
+ * has none), the first match of dst's table in its order; PCs united,
+ * CMP records united.  Hash lookups keep a union of n modules
+ * O(n log n); the tables live in dst until dump_canonicalize or
+ * dump_free, so change dst's modules only through dump_union between. */
 void dump_union(struct dump *dst, const struct dump *src);
 /* Sort modules by (build-id, path) and their PCs; canonical output. */
 void dump_canonicalize(struct dump *d);

@@ -69,6 +69,7 @@ struct inputs {
 	size_t nbins;
 	const char **symcovs, **dumps, **sancovs;
 	size_t nsymcovs, ndumps, nsancovs;
+	const char *empty_dump;	/* the first valid dump without a point */
 };
 
 static int add_binary(struct inputs *in, const char *path)
@@ -195,20 +196,25 @@ static int read_dumps(struct inputs *in)
 {
 	for (size_t i = 0; i < in->ndumps; i++) {
 		struct dump d;
+		bool empty;
 
 		if (dump_load(in->dumps[i], &d) < 0)
 			return -1;
+		empty = !d.ncmps;	/* a CMP dump has records, not PCs */
 		for (size_t k = 0; k < d.nmods; k++) {
 			struct binary *b;
 
 			if (!d.mods[k].pcs.n)
 				continue;
+			empty = false;
 			b = module_binary(in, in->dumps[i], &d.mods[k]);
 			if (!b)
 				continue;
 			pcvec_append(&b->covered, &d.mods[k].pcs);
 			b->has_coverage = true;
 		}
+		if (empty && !in->empty_dump)
+			in->empty_dump = in->dumps[i];
 		dump_free(&d);
 	}
 	return 0;
@@ -279,6 +285,11 @@ int symbolize_inputs(char *const *paths, size_t npaths,
 	v = xcalloc(in.nsymcovs + in.nbins + 1, sizeof(struct symcov *));
 	if (collect(&in, &co, strs, v, &n) < 0)
 		goto out;
+	if (n == 0 && in.empty_dump) {
+		msg_error("%s: a valid dump, but empty: its run recorded no "
+			  "covered point", in.empty_dump);
+		goto out;
+	}
 	if (n == 0) {
 		msg_error("no valid coverage files given (need a binary with "
 			  "its .sancov files or dumps, or .symcov files)");

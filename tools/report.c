@@ -213,6 +213,84 @@ char *source_path(const struct report_opts *o, const char *path)
 	return xstrdup(path);
 }
 
+/* Is the real path "real" at or under the real directory "root"?  A
+ * root of "/" holds every absolute path; "/a/root2/x" is not under
+ * "/a/root". */
+bool path_under(const char *real, const char *root)
+{
+	size_t n = strlen(root);
+
+	if (n == 1 && root[0] == '/')
+		return real[0] == '/';
+	return !strncmp(real, root, n) && real[n] == '/';
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/*
+ * Which file a page may embed, decided before it is opened: under
+ * --source-root by real path (the root confines even absolute paths a
+ * coverage input names), else, when the report has a trusted list
+ * (serve with watched directories), only a path on it.
+ */
+static enum source_verdict source_allowed(const struct report_opts *o,
+					  const char *path, const char *src,
+					  char **open_path, const char **why)
+{
+	char *root;
+
+	*open_path = NULL;
+	if (o->source_root) {
+		if (!(*open_path = realpath(src, NULL))) {
+			*why = strerror(errno);
+			return SOURCE_MISSING;
+		}
+		root = realpath(o->source_root, NULL);
+		if (!root || !path_under(*open_path, root)) {
+			free(root);
+			*why = "outside --source-root";
+			return SOURCE_REFUSED;
+		}
+		free(root);
+		return SOURCE_READ;
+	}
+	if (o->trusted && !bsearch(&path, o->trusted, o->ntrusted,
+				   sizeof(*o->trusted), cmp_str)) {
+		*why = "not named by the debug info of a binary on the "
+		       "command line";
+		return SOURCE_REFUSED;
+	}
+	*open_path = xstrdup(src);
+	return SOURCE_READ;
+}
+
+enum source_verdict source_text(const struct report_opts *o,
+				const char *path, const char *src,
+				char **text, size_t *len, const char **why)
+{
+	char *open_path;
+	enum source_verdict v = source_allowed(o, path, src, &open_path, why);
+
+	*text = NULL;
+	*len = 0;
+	if (v == SOURCE_READ && read_regular_file(open_path, SOURCE_MAX_BYTES,
+						  text, len, why) < 0)
+		v = SOURCE_MISSING;
+	if (v == SOURCE_READ && memchr(*text, '\0', *len)) {
+		*why = "a binary file";
+		v = SOURCE_MISSING;
+	}
+	if (v != SOURCE_READ) {
+		free(*text);
+		*text = NULL;
+	}
+	free(open_path);
+	return v;
+}
+
 bool report_no_source(const struct rep_file *f)
 {
 	return !strcmp(f->path, "<invalid>");

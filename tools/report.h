@@ -49,10 +49,27 @@ struct report_opts {
 	size_t ninputs;
 	long long date;			/* report_time() */
 	unsigned long generation;	/* serve: page version, 0 static */
+	/* Without source_root: if set, the only source paths (as the
+	 * report names them, sorted by strcmp) whose text is read. */
+	const char *const *trusted;
+	size_t ntrusted;
 };
 
 /* Where a report reads (and lcov names) a source file; malloc'd. */
 char *source_path(const struct report_opts *o, const char *path);
+/* Is the real path real at or under the real directory root ("/"
+ * holds every absolute path)? */
+bool path_under(const char *real, const char *root);
+enum source_verdict {
+	SOURCE_READ,	/* *text holds the source */
+	SOURCE_MISSING,	/* unreadable, not a regular file, too large */
+	SOURCE_REFUSED,	/* outside --source-root, or not trusted */
+};
+/* The text of the source that path (as the report names it) is read
+ * from, src = source_path(o, path); else NULL and *why says why. */
+enum source_verdict source_text(const struct report_opts *o,
+				const char *path, const char *src,
+				char **text, size_t *len, const char **why);
 /* HTML/XML text escaping. */
 void put_escaped(struct strbuf *sb, const char *s);
 void put_escaped_n(struct strbuf *sb, const char *s, size_t n);
@@ -88,6 +105,8 @@ struct site {
 	struct site_page *pages;	/* sorted by path */
 	size_t npages;
 	size_t missing_sources;		/* file pages without their text */
+	size_t refused_sources;		/* of which outside --source-root
+					 * or not trusted */
 };
 
 /* Render every page into memory.  Files whose source cannot be read get

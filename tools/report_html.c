@@ -102,26 +102,29 @@ static int file_section(const struct report_opts *o, struct strbuf *sb, size_t i
 {
 	char *src = source_path(o, f->path), *text = NULL;
 	size_t len;
-	int r = read_whole_file(src, &text, &len);
+	const char *why = NULL;
+	enum source_verdict v = source_text(o, f->path, src, &text, &len,
+					    &why);
 
 	sb_printf(sb, "<h2 id=\"f%zu\">", i);
 	put_escaped(sb, f->path);
 	sb_puts(sb, "</h2>\n");
 	function_table(sb, f);
-	if (r == 0 && memchr(text, '\0', len) == NULL) {
+	if (v == SOURCE_READ) {
 		annotated_source(sb, f, text);
 	} else if (!o->allow_missing_sources) {
 		msg_error("%s: cannot read the source of %s for the report: %s "
 			  "(use --source-root DIR, --strip-path-prefix, or "
-			  "--allow-missing-sources)", src, f->path,
-			  r < 0 ? strerror(-r) : "binary file");
+			  "--allow-missing-sources)", src, f->path, why);
 		free(src);
 		free(text);
 		return EXIT_DATA;
 	} else {
 		sb_puts(sb, "<p>source not available: ");
 		put_escaped(sb, src);
-		sb_puts(sb, "</p>\n");
+		sb_puts(sb, " (");
+		put_escaped(sb, why);
+		sb_puts(sb, ")</p>\n");
 	}
 	free(src);
 	free(text);

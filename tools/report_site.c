@@ -511,16 +511,18 @@ static void lines_without_source(struct strbuf *sb, const struct rep_file *f,
 	sb_puts(sb, "</pre>\n");
 }
 
-/* Returns true if the source text was found. */
-static bool render_file(const struct report_opts *o, const struct rep_file *f,
-			size_t root, char *name, struct site *s)
+/* Returns how the source text was looked for. */
+static enum source_verdict render_file(const struct report_opts *o,
+				       const struct rep_file *f, size_t root,
+				       char *name, struct site *s)
 {
 	struct strbuf sb = { 0 };
 	struct counts c = { 0 };
 	char *src = source_path(o, f->path), *text = NULL;
 	size_t len = 0, nregions = count_regions(f);
-	int r = read_whole_file(src, &text, &len);
-	bool found = r == 0 && memchr(text, '\0', len) == NULL;
+	const char *why = NULL;
+	enum source_verdict v = source_text(o, f->path, src, &text, &len,
+					    &why);
 
 	counts_add(&c, f);
 	page_head(&sb, o, "../", path_basename(f->path));
@@ -533,17 +535,16 @@ static bool render_file(const struct report_opts *o, const struct rep_file *f,
 			  "first</a>, then &#9660; jumps to the next.</p>\n",
 			  nregions, nregions > 1 ? "s" : "");
 	function_table(&sb, f);
-	if (found)
+	if (v == SOURCE_READ)
 		annotated_source(&sb, f, text, len);
 	else
-		lines_without_source(&sb, f, src,
-				     r < 0 ? strerror(-r) : "a binary file");
+		lines_without_source(&sb, f, src, why);
 	sb_puts(&sb, "</main>\n");
 	page_foot(&sb, o);
 	finish_page(add_page(s, name), &sb);
 	free(src);
 	free(text);
-	return found;
+	return v;
 }
 
 static int cmp_page(const void *a, const void *b)
@@ -564,10 +565,15 @@ void site_build(const struct report_opts *o, const struct report *rep,
 		if (!report_no_source(&rep->files[i]))
 			names[i] = file_page_name(++row, rep->files[i].path);
 	render_index(o, rep, root, names, s);
-	for (size_t i = 0; i < rep->nfiles; i++)
-		if (names[i] && !render_file(o, &rep->files[i], root,
-					     names[i], s))
-			s->missing_sources++;
+	for (size_t i = 0; i < rep->nfiles; i++) {
+		enum source_verdict v;
+
+		if (!names[i])
+			continue;
+		v = render_file(o, &rep->files[i], root, names[i], s);
+		s->missing_sources += v != SOURCE_READ;
+		s->refused_sources += v == SOURCE_REFUSED;
+	}
 	free(names);	/* the pages own the names now */
 	qsort(s->pages, s->npages, sizeof(*s->pages), cmp_page);
 }

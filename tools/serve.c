@@ -9,8 +9,9 @@
  *
  * Threads: libmicrohttpd's one internal polling thread answers requests;
  * the main thread polls the watched directories, rebuilds the site and
- * swaps it in, and waits for SIGINT/SIGTERM with sigtimedwait (both
- * blocked in every thread, so no handler runs anywhere).
+ * swaps it in; a third thread takes SIGINT/SIGTERM with sigwait (both
+ * blocked in every thread, so no handler runs anywhere) and ends the
+ * process even if the main thread is stuck reading an input.
  *
  * What is served (everything else is 4xx, decided before any file is
  * touched): GET/HEAD of "/", the site's pages, "/version.json" and, with
@@ -31,8 +32,10 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <microhttpd.h>
@@ -45,19 +48,39 @@
  * 127.0.0.1, --port 8001). */
 #define SERVE_DEFAULT_PORT 8001
 #define SERVE_MAX_URL 1024		/* longer: 414 */
-#define SERVE_MAX_RESPONSE (64u << 20)	/* bigger: refused */
+#define SERVE_MAX_RESPONSE SOURCE_MAX_BYTES	/* bigger: refused */
 #define SERVE_CONN_TIMEOUT 5		/* seconds idle per connection */
-#define SERVE_CONN_LIMIT 64
+/* Seconds from accept (or from the end of the last answer) to a
+ * complete request line and headers: the idle timeout restarts at every
+ * byte, so a peer trickling a header line every few seconds would hold
+ * its connection for ever. */
+#define SERVE_REQUEST_DEADLINE 10
+/* Room for a browser's few connections while many others wait for
+ * their deadline (64 trickling peers must not lock everyone out). */
+#define SERVE_CONN_LIMIT 256
 #define SERVE_CONN_MEMORY (16u << 10)	/* request line + headers */
 #define SERVE_POLL_NS 250000000L	/* watch period: 0.25 s */
 
 /* ---- the served state ---- */
+
+/* One open connection, for the request deadline. */
+struct conn {
+	struct conn *prev, *next;	/* conns_lock */
+	int fd;				/* const; MHD's socket */
+	struct timespec since;		/* conns_lock: accept, or last answer */
+	bool busy;			/* conns_lock: a request is answered */
+};
 
 struct served {
 	pthread_mutex_t lock;
 	struct site site;		/* lock */
 	unsigned long generation;	/* lock */
 	char *root_real;		/* --source-root's realpath; const */
+	char *self;			/* bound address as in a Host header,
+					 * "[::1]" for IPv6; const once served */
+	unsigned port;			/* const once served */
+	pthread_mutex_t conns_lock;
+	struct conn *conns;		/* conns_lock */
 };
 
 /* ---- watching ---- */
@@ -79,6 +102,13 @@ struct watch {
 	struct wfile *files;	/* sorted by path */
 	size_t nfiles;
 	size_t warned_missing;	/* missing sources last warned about */
+	size_t warned_refused;
+	/* Without --source-root: the source paths the DWARF of the
+	 * binaries on the command line names, sorted; a file dropped into
+	 * a watched directory names no other (a .symcov saying /etc/passwd
+	 * gets a page without text).  NULL: no watched directory. */
+	char **trusted;
+	size_t ntrusted;
 };
 
 static bool is_dir(const char *path)
@@ -175,16 +205,19 @@ static void scan_dir(const char *dir, struct wfile **v, size_t *n,
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
+	size_t dn = strlen(dir);
 
 	if (!d)
 		return;
+	while (dn > 0 && dir[dn - 1] == '/')
+		dn--;	/* "watch/" names "watch/a.dump", not "watch//a.dump" */
 	while ((e = readdir(d)) != NULL) {
 		struct stat st;
 		char *p;
 
 		if (e->d_name[0] == '.')
 			continue;
-		p = xasprintf("%s/%s", dir, e->d_name);
+		p = xasprintf("%.*s/%s", (int)dn, dir, e->d_name);
 		if (stat(p, &st) < 0 || !S_ISREG(st.st_mode)) {
 			free(p);
 			continue;
@@ -276,8 +309,64 @@ static void watch_init(struct watch *w, const struct options *o)
 	}
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every file that one binary's points are located in, appended. */
+static void binary_sources(const char *bin, const struct options *o,
+			   struct strbuf *list)
+{
+	/* No ignorelist, no dead-file skipping: a superset of the files
+	 * any report of this binary names is still only its DWARF's. */
+	struct cov_opts co = { .strip_prefix = o->strip_prefix };
+	struct pcvec none = { 0 };
+	struct strtab strs = { 0 };
+	struct symcov sc;
+
+	symcov_init(&sc, &strs);
+	if (symcov_from_binary(bin, &none, bin, &co, &sc) == 0)
+		for (size_t i = 0; i < sc.nlocs; i++) {
+			sb_puts(list, sc.locs[i].file);
+			sb_add(list, "", 1);
+		}
+	symcov_free(&sc);
+	strtab_free(&strs);
+}
+
+static void watch_trust_binaries(struct watch *w, const struct options *o)
+{
+	struct strbuf list = { 0 };
+	size_t n = 0, k = 0;
+
+	for (size_t i = 0; i < w->nfixed; i++)
+		if (kind_of(w->fixed[i]) == CK_ELF)
+			binary_sources(w->fixed[i], o, &list);
+	for (size_t off = 0; off < list.n; off += strlen(list.s + off) + 1)
+		n++;
+	w->trusted = xcalloc(n + 1, sizeof(*w->trusted));
+	for (size_t off = 0; off < list.n; off += strlen(list.s + off) + 1)
+		w->trusted[k++] = xstrdup(list.s + off);
+	if (n > 1)
+		qsort(w->trusted, n, sizeof(*w->trusted), cmp_str);
+	w->ntrusted = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (w->ntrusted && !strcmp(w->trusted[w->ntrusted - 1],
+					   w->trusted[i])) {
+			free(w->trusted[i]);
+			continue;
+		}
+		w->trusted[w->ntrusted++] = w->trusted[i];
+	}
+	sb_free(&list);
+}
+
 static void watch_free(struct watch *w)
 {
+	for (size_t i = 0; w->trusted && i < w->ntrusted; i++)
+		free(w->trusted[i]);
+	free(w->trusted);
 	for (size_t i = 0; i < w->nfiles; i++)
 		free(w->files[i].path);
 	free(w->files);
@@ -340,10 +429,14 @@ static int build_site(struct options *o, struct watch *w,
 		report_inputs_describe(&oo, &ri);
 		report_opts_from(&oo, &ri, &ro);
 		ro.generation = gen;
+		ro.trusted = (const char *const *)w->trusted;
+		ro.ntrusted = w->ntrusted;
 		site_build(&ro, &rep, s);
-		if (s->missing_sources != w->warned_missing)
-			report_warn_missing(s);	/* not at every rebuild */
+		if (s->missing_sources != w->warned_missing ||
+		    s->refused_sources != w->warned_refused)
+			report_warn_missing(&ro, s); /* not at every rebuild */
 		w->warned_missing = s->missing_sources;
+		w->warned_refused = s->refused_sources;
 		report_inputs_free(&ri);
 		report_free(&rep);
 		symcov_free(&sc);
@@ -453,15 +546,14 @@ static bool clean_segments(const char *p)
 	return true;
 }
 
-/* A source under the root; its real path must stay under it. */
+/* A source under the root; its real path must stay under it, and only
+ * a regular file is read, by the descriptor that was checked. */
 static enum MHD_Result serve_source(struct MHD_Connection *c,
 				    const struct served *sv, const char *rel)
 {
-	char *joined, *real;
-	size_t n;
-	struct stat st;
-	char *text = NULL;
+	char *joined, *real, *text = NULL;
 	size_t len = 0;
+	const char *why;
 	enum MHD_Result r;
 
 	if (!sv->root_real)
@@ -469,25 +561,23 @@ static enum MHD_Result serve_source(struct MHD_Connection *c,
 	joined = xasprintf("%s/%s", sv->root_real, rel);
 	real = realpath(joined, NULL);
 	free(joined);
-	n = strlen(sv->root_real);
 	if (!real)
 		return reply_error(c, MHD_HTTP_NOT_FOUND, "Not Found");
-	if (strncmp(real, sv->root_real, n) != 0 || real[n] != '/') {
+	if (!path_under(real, sv->root_real)) {
 		free(real);
 		return reply_error(c, MHD_HTTP_FORBIDDEN,
 				   "Forbidden: outside the source root");
 	}
-	if (stat(real, &st) < 0 || !S_ISREG(st.st_mode)) {
+	if (is_dir(real)) {
 		free(real);
 		return reply_error(c, MHD_HTTP_NOT_FOUND, "Not Found");
 	}
-	if ((unsigned long long)st.st_size > SERVE_MAX_RESPONSE ||
-	    read_whole_file(real, &text, &len) < 0 ||
-	    len > SERVE_MAX_RESPONSE) {
+	if (read_regular_file(real, SERVE_MAX_RESPONSE, &text, &len,
+			      &why) < 0) {
 		free(real);
-		free(text);
 		return reply_error(c, MHD_HTTP_FORBIDDEN,
-				   "Forbidden: unreadable or too large");
+				   "Forbidden: not a regular file, "
+				   "unreadable or too large");
 	}
 	r = reply(c, MHD_HTTP_OK, "text/plain; charset=utf-8", text, len);
 	free(real);
@@ -523,6 +613,135 @@ static enum MHD_Result serve_page(struct MHD_Connection *c,
 	return r;
 }
 
+/*
+ * DNS rebinding: a page of evil.example whose name now resolves to
+ * 127.0.0.1 reaches us with "Host: evil.example:PORT".  Only our own
+ * names are answered: the bound address, 127.0.0.1, localhost and
+ * [::1], with our port or none (RFC 9110 7.2: the port is optional).
+ */
+static bool host_is_self(const struct served *sv, const char *host)
+{
+	static const char *const names[] = { "127.0.0.1", "localhost",
+					      "[::1]" };
+	const char *colon;
+	size_t n;
+	char port[16];
+
+	if (!host)
+		return false;
+	colon = strrchr(host, ':');
+	if (colon && strchr(colon, ']'))
+		colon = NULL;	/* "[::1]": the colons are the address's */
+	n = colon ? (size_t)(colon - host) : strlen(host);
+	snprintf(port, sizeof(port), "%u", sv->port);
+	if (colon && strcmp(colon + 1, port) != 0)
+		return false;
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
+		if (strlen(names[i]) == n && !strncasecmp(host, names[i], n))
+			return true;
+	return strlen(sv->self) == n && !strncasecmp(host, sv->self, n);
+}
+
+/* ---- the request deadline ---- */
+
+static struct timespec now_mono(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t;
+}
+
+static struct conn *conn_of(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *i = MHD_get_connection_info(
+		c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	return i ? i->socket_context : NULL;
+}
+
+/* Headers complete: the deadline no longer applies (a slow reader of a
+ * big page is the idle timeout's business). */
+static void conn_mark_busy(struct served *sv, struct MHD_Connection *c)
+{
+	struct conn *k = conn_of(c);
+
+	pthread_mutex_lock(&sv->conns_lock);
+	if (k)
+		k->busy = true;
+	pthread_mutex_unlock(&sv->conns_lock);
+}
+
+/* MHD_OPTION_NOTIFY_COMPLETED: the next request's clock starts now. */
+static void on_completed(void *cls, struct MHD_Connection *c, void **state,
+			 enum MHD_RequestTerminationCode why)
+{
+	struct served *sv = cls;
+	struct conn *k = conn_of(c);
+
+	(void)state;
+	(void)why;
+	pthread_mutex_lock(&sv->conns_lock);
+	if (k) {
+		k->busy = false;
+		k->since = now_mono();
+	}
+	pthread_mutex_unlock(&sv->conns_lock);
+}
+
+/* MHD_OPTION_NOTIFY_CONNECTION: keep the list the deadline walks.
+ * libmicrohttpd calls CLOSED before it closes the socket, so under
+ * conns_lock every listed fd is still the connection's. */
+static void on_connection(void *cls, struct MHD_Connection *c, void **ctx,
+			  enum MHD_ConnectionNotificationCode what)
+{
+	struct served *sv = cls;
+	struct conn *k = *ctx;
+	const union MHD_ConnectionInfo *i;
+
+	if (what == MHD_CONNECTION_NOTIFY_STARTED) {
+		i = MHD_get_connection_info(c,
+					    MHD_CONNECTION_INFO_CONNECTION_FD);
+		k = xcalloc(1, sizeof(*k));
+		k->fd = i ? i->connect_fd : -1;
+		k->since = now_mono();
+		pthread_mutex_lock(&sv->conns_lock);
+		k->next = sv->conns;
+		if (sv->conns)
+			sv->conns->prev = k;
+		sv->conns = k;
+		pthread_mutex_unlock(&sv->conns_lock);
+		*ctx = k;
+		return;
+	}
+	if (!k)
+		return;
+	pthread_mutex_lock(&sv->conns_lock);
+	if (k->prev)
+		k->prev->next = k->next;
+	else
+		sv->conns = k->next;
+	if (k->next)
+		k->next->prev = k->prev;
+	pthread_mutex_unlock(&sv->conns_lock);
+	free(k);
+	*ctx = NULL;
+}
+
+/* Shut down the connections past the deadline without a complete
+ * request; libmicrohttpd sees the end of the socket and closes it. */
+static void reap_slow_requests(struct served *sv)
+{
+	struct timespec now = now_mono();
+
+	pthread_mutex_lock(&sv->conns_lock);
+	for (struct conn *k = sv->conns; k; k = k->next)
+		if (!k->busy && k->fd >= 0 &&
+		    now.tv_sec - k->since.tv_sec >= SERVE_REQUEST_DEADLINE)
+			shutdown(k->fd, SHUT_RDWR);
+	pthread_mutex_unlock(&sv->conns_lock);
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 				  const char *url, const char *method,
 				  const char *version, const char *upload,
@@ -535,6 +754,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 	(void)upload;
 	(void)upload_size;
 	(void)state;
+	conn_mark_busy(sv, c);
+	if (!host_is_self(sv, MHD_lookup_connection_value(
+				      c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST)))
+		return reply_error(c, MHD_HTTP_MISDIRECTED_REQUEST,
+				   "Misdirected Request: unknown Host");
 	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 &&
 	    strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
 		return reply_error(c, MHD_HTTP_METHOD_NOT_ALLOWED,
@@ -635,10 +859,33 @@ static struct MHD_Daemon *start_daemon(int fd, bool v6, struct served *sv)
 		(unsigned int)SERVE_CONN_LIMIT,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)SERVE_CONN_MEMORY,
 		MHD_OPTION_UNESCAPE_CALLBACK, keep_escaped, NULL,
+		MHD_OPTION_NOTIFY_CONNECTION, on_connection, sv,
+		MHD_OPTION_NOTIFY_COMPLETED, on_completed, sv,
 		MHD_OPTION_END);
 }
 
 /* ---- the command ---- */
+
+void serve_usage(FILE *f)
+{
+	fprintf(f,
+"usage: ukcov serve [--port N] [--bind ADDR] [--source-root DIR]\n"
+"                   [--strip-path-prefix P] [--title T] INPUT|DIR...\n"
+"\n"
+"The pages of `ukcov report -o DIR`, served from memory over HTTP until\n"
+"SIGINT or SIGTERM.  INPUTs are binaries, .sancov files, dumps and\n"
+".symcov files; a DIR is watched and its new coverage files merged in.\n"
+"\n"
+"  --port N             TCP port (default %d; 0: any free port)\n"
+"  --bind ADDR          numeric listening address (default 127.0.0.1)\n"
+"  --source-root DIR    sources are read only under DIR (by real path)\n"
+"                       and served at /source/PATH\n"
+"\n"
+"Without --source-root and with a watched DIR, only the sources named by\n"
+"the debug info of the binaries on the command line are shown.  Only\n"
+"requests with Host 127.0.0.1, localhost, [::1] or ADDR (with the port\n"
+"or none) are answered.  See ukcov(1).\n", SERVE_DEFAULT_PORT);
+}
 
 static int parse_port(const char *s, unsigned *port)
 {
@@ -658,18 +905,119 @@ static int parse_port(const char *s, unsigned *port)
 	return 0;
 }
 
+/*
+ * SIGINT and SIGTERM are blocked in every thread and taken by one
+ * thread with sigwait: the main thread may be stuck in a read (an input
+ * named on the command line that is a FIFO without a writer), and a
+ * signal must end serve all the same.  The main thread is given
+ * SERVE_STOP_GRACE seconds to stop the server cleanly.
+ */
+#define SERVE_STOP_GRACE 2
+
+struct stopper {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;	/* CLOCK_MONOTONIC */
+	sigset_t set;		/* const */
+	bool stopping;		/* lock: a signal came */
+	bool done;		/* lock: the main thread has stopped */
+	pthread_t thread;
+};
+
+static struct timespec mono_after(long sec, long ns)
+{
+	struct timespec t = now_mono();
+
+	t.tv_sec += sec + (t.tv_nsec + ns) / 1000000000L;
+	t.tv_nsec = (t.tv_nsec + ns) % 1000000000L;
+	return t;
+}
+
+static void *stopper_main(void *arg)
+{
+	struct stopper *st = arg;
+	struct timespec until;
+	int sig, e = 0;
+
+	while (sigwait(&st->set, &sig) != 0)
+		;
+	pthread_mutex_lock(&st->lock);
+	st->stopping = true;
+	pthread_cond_broadcast(&st->cond);
+	until = mono_after(SERVE_STOP_GRACE, 0);
+	while (!st->done && e != ETIMEDOUT)
+		e = pthread_cond_timedwait(&st->cond, &st->lock, &until);
+	if (!st->done) {
+		msg_warn("serve: stopped while an input was being read");
+		_exit(0);
+	}
+	pthread_mutex_unlock(&st->lock);
+	return NULL;
+}
+
+static int stopper_start(struct stopper *st)
+{
+	pthread_condattr_t ca;
+
+	memset(st, 0, sizeof(*st));
+	pthread_mutex_init(&st->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&st->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	sigemptyset(&st->set);
+	sigaddset(&st->set, SIGINT);
+	sigaddset(&st->set, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &st->set, NULL);
+	if (pthread_create(&st->thread, NULL, stopper_main, st) != 0) {
+		msg_error("serve: cannot start a thread: %s", strerror(errno));
+		return EXIT_DATA;
+	}
+	return 0;
+}
+
+/* True once a signal came; waits at most ns for one. */
+static bool stopper_wait(struct stopper *st, long ns)
+{
+	struct timespec until = mono_after(0, ns);
+	bool stop;
+	int e = 0;
+
+	pthread_mutex_lock(&st->lock);
+	while (!st->stopping && e != ETIMEDOUT)
+		e = pthread_cond_timedwait(&st->cond, &st->lock, &until);
+	stop = st->stopping;
+	pthread_mutex_unlock(&st->lock);
+	return stop;
+}
+
+/* The main thread is done: release the stopper (woken by a signal of
+ * our own if none came: an early error). */
+static void stopper_end(struct stopper *st)
+{
+	bool stopping;
+
+	pthread_mutex_lock(&st->lock);
+	st->done = true;
+	stopping = st->stopping;
+	pthread_cond_broadcast(&st->cond);
+	pthread_mutex_unlock(&st->lock);
+	if (!stopping)	/* blocked everywhere: its sigwait takes it */
+		pthread_kill(st->thread, SIGINT);
+	pthread_join(st->thread, NULL);
+}
+
 /* Poll and rebuild until SIGINT or SIGTERM. */
 static void serve_loop(struct options *o, struct watch *w, struct served *sv,
-		       const sigset_t *stop)
+		       struct stopper *st)
 {
-	struct timespec period = { 0, SERVE_POLL_NS };
 	unsigned long gen = 1;
 
 	for (;;) {
 		struct site s;
 
-		if (sigtimedwait(stop, NULL, &period) >= 0)
+		if (stopper_wait(st, SERVE_POLL_NS))
 			return;
+		reap_slow_requests(sv);
 		if (!w->ndirs || !watch_poll(w))
 			continue;
 		if (build_site(o, w, gen + 1, &s) == 0)
@@ -689,6 +1037,8 @@ static int serve_prepare(struct options *o, struct served *sv,
 		msg_error("%s: %s", o->source_root, strerror(errno));
 		return EXIT_DATA;
 	}
+	if (w->ndirs && !o->source_root)
+		watch_trust_binaries(w, o);
 	if (w->ndirs) {
 		/* Take what is there now, without waiting for a poll. */
 		watch_poll(w);
@@ -707,12 +1057,13 @@ static int serve_prepare(struct options *o, struct served *sv,
 
 int cmd_serve(struct options *o)
 {
-	struct served sv = { .lock = PTHREAD_MUTEX_INITIALIZER };
+	struct served sv = { .lock = PTHREAD_MUTEX_INITIALIZER,
+			     .conns_lock = PTHREAD_MUTEX_INITIALIZER };
 	struct watch w;
 	struct listen_addr a;
 	struct MHD_Daemon *d = NULL;
 	const char *host = o->bind ? o->bind : "127.0.0.1";
-	sigset_t stop;
+	struct stopper stop;
 	unsigned port;
 	int fd = -1, r;
 
@@ -727,10 +1078,8 @@ int cmd_serve(struct options *o)
 			  "'%s'", host);
 		return EXIT_USAGE;
 	}
-	sigemptyset(&stop);
-	sigaddset(&stop, SIGINT);
-	sigaddset(&stop, SIGTERM);
-	pthread_sigmask(SIG_BLOCK, &stop, NULL);
+	if ((r = stopper_start(&stop)))
+		return r;
 	r = serve_prepare(o, &sv, &w);
 	if (!r && !is_loopback(&a))
 		msg_warn("serving on %s, not a loopback address: whoever "
@@ -738,6 +1087,8 @@ int cmd_serve(struct options *o)
 			 "--source-root", host);
 	if (!r && (fd = open_listener(host, &a, &port)) < 0)
 		r = EXIT_DATA;
+	sv.self = xasprintf(a.v6 ? "[%s]" : "%s", host);
+	sv.port = port;
 	if (!r && !(d = start_daemon(fd, a.v6, &sv))) {
 		msg_error("serve: the HTTP server did not start");
 		close(fd);
@@ -751,8 +1102,10 @@ int cmd_serve(struct options *o)
 		MHD_stop_daemon(d);
 		close(fd);
 	}
+	stopper_end(&stop);
 	watch_free(&w);
 	site_free(&sv.site);
 	free(sv.root_real);
+	free(sv.self);
 	return r;
 }

@@ -44,7 +44,7 @@ install-tool: tools
 
 # The tool suite's fuzz harnesses (clang libFuzzer + ASan, never mixed
 # with the tool's own objects).
-FUZZ_PARSERS := sancov symcov dump rawmap elfpoints modules x86len
+FUZZ_PARSERS := sancov symcov dump rawmap elfpoints modules x86len ctlblock
 FUZZ_BINS := $(patsubst %,$(B)/fuzz/fuzz-%,$(FUZZ_PARSERS))
 FUZZ_SRCS := tools/util.c tools/sancov_file.c tools/strtab.c tools/json.c \
              tools/symcov.c tools/dump.c tools/elfpoints.c tools/x86len.c
@@ -54,6 +54,25 @@ $(B)/fuzz/fuzz-%: tests/tool/fuzz/fuzz_%.c $(FUZZ_SRCS) $(TOOL_HDRS) | $(B)
 	clang -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
 	    -fno-sanitize-recover=undefined -D_GNU_SOURCE -Iinclude -Itools \
 	    $< $(FUZZ_SRCS) -lelf -lcapstone -o $@
+
+# The runtime's control block validator, alone (a peer's block is its
+# input; lib/cbcheck.c uses nothing else of the runtime).
+$(B)/fuzz/fuzz-ctlblock: tests/tool/fuzz/fuzz_ctlblock.c lib/cbcheck.c \
+			 $(wildcard lib/*.h include/ukcov/*.h) | $(B)
+	@mkdir -p $(dir $@)
+	clang -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
+	    -fno-sanitize-recover=undefined -D_GNU_SOURCE -Iinclude -Ilib \
+	    $< lib/cbcheck.c -o $@
+
+# The registry reader is runtime code (lib/, never instrumented in the
+# library itself): its harness gets the one pure file and no tool code.
+FUZZ_BINS += $(B)/fuzz/fuzz-registry
+$(B)/fuzz/fuzz-registry: tests/tool/fuzz/fuzz_registry.c lib/registry_slots.c \
+		lib/registry_format.h | $(B)
+	@mkdir -p $(dir $@)
+	clang -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
+	    -fno-sanitize-recover=undefined -D_GNU_SOURCE -Ilib \
+	    $< lib/registry_slots.c -o $@
 
 # The length decoder against capstone (tests/tool/x86len_check.c).
 X86LEN_CHECK_SRCS := tools/x86len.c tools/elfpoints.c tools/util.c

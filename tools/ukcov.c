@@ -49,9 +49,10 @@ static const char usage_text[] =
 "\n"
 "Collect:\n"
 "  run [--mode unique|pc|cmp|cmp-unique] [--size N] [--bitmap N]\n"
-"      [--threads main|all] [--raw] [-o DUMP] -- PROG ARGS\n"
-"                          run PROG with a kcov descriptor; print or save\n"
-"                          each point it covered, once (--mode unique)\n"
+"      [--threads main|all] [--no-follow] [--raw] [-o DUMP] -- PROG ARGS\n"
+"                          run PROG and its children with kcov; save each\n"
+"                          point covered, once (--mode unique), to DUMP\n"
+"                          (- for stdout; default ukcov.PID.dump)\n"
 "  run --remote HANDLE[,HANDLE...] [--common] [--mode pc|cmp] [-o DUMP]\n"
 "      -- CLIENT ARGS      collect the remote sections of those handles\n"
 "                          (any process) while CLIENT runs\n"
@@ -146,6 +147,7 @@ static const struct opt_def opt_defs[] = {
 	{ "remote", NULL, 's', OFF(remote) },
 	{ "common", NULL, 'b', OFF(common) },
 	{ "raw", NULL, 'b', OFF(raw) },
+	{ "follow", NULL, 'b', OFF(follow) },
 	{ "lines", NULL, 'b', OFF(lines) },
 	{ "source-root", NULL, 's', OFF(source_root) },
 	{ "allow-missing-sources", NULL, 'b', OFF(allow_missing_sources) },
@@ -248,13 +250,18 @@ static void set_defaults(struct options *o)
 	o->demangle = o->skip_dead = o->default_ignorelist = true;
 	o->mode = "unique";
 	o->threads = "main";
+	o->follow = true;
 	o->size = 1UL << 20;
 }
 
-static int special_flag(const char *a)
+/* "ukcov serve --help": the command's own usage, not the overview. */
+static int special_flag(const char *cmd, const char *a)
 {
 	if (!strcmp(a, "-h") || !strcmp(a, "--help") || !strcmp(a, "-help")) {
-		usage(stdout);
+		if (cmd && !strcmp(cmd, "serve"))
+			serve_usage(stdout);
+		else
+			usage(stdout);
 		return 0;
 	}
 	if (!strcmp(a, "--version") || !strcmp(a, "-version")) {
@@ -354,7 +361,7 @@ int main(int argc, char **argv)
 
 	set_defaults(&o);
 	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
-		if ((r = special_flag(argv[i])) >= 0)
+		if ((r = special_flag(argv[1], argv[i])) >= 0)
 			return r;
 	if (argc < 2) {
 		usage(stderr);

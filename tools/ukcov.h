@@ -19,6 +19,7 @@ struct options {
 	const char *remote;		/* run: --remote HANDLE[,HANDLE...] */
 	bool common;			/* run: --common (with --remote) */
 	bool raw;			/* run: print the raw trace */
+	bool follow;			/* run: the whole process tree */
 	bool lines;			/* print: symbolize each point */
 	const char *source_root;	/* reports: where sources live */
 	bool allow_missing_sources;	/* report: render without text */
@@ -51,6 +52,7 @@ int cmd_cmp(struct options *o);
 int cmd_trace(struct options *o);
 int cmd_run(struct options *o);
 int cmd_serve(struct options *o);
+void serve_usage(FILE *f);
 
 /*
  * Classify the inputs of a symbolizing command (binaries, .sancov files,

@@ -178,7 +178,8 @@ static int open_input(const char *path, struct stat *st)
 /* Read fd to its end, growing the buffer as data comes (never by the
  * size the file claims: a sparse file may claim 16 GiB).  With nul_at,
  * stop at the first NUL byte and report its offset there. */
-static int read_fd(int fd, char **buf, size_t *len, size_t *nul_at)
+static int read_fd(int fd, char **buf, size_t *len, size_t *nul_at,
+		   size_t max)
 {
 	size_t cap = (size_t)64 * 1024, n = 0;
 	char *b = xmalloc(cap);
@@ -202,6 +203,10 @@ static int read_fd(int fd, char **buf, size_t *len, size_t *nul_at)
 		}
 		if (r == 0)
 			break;
+		if ((size_t)r > max - n) {	/* grew past the bound */
+			free(b);
+			return -EFBIG;
+		}
 		if (nul_at && (z = memchr(b + n, '\0', (size_t)r))) {
 			*nul_at = (size_t)(z - b);
 			n = *nul_at;
@@ -223,9 +228,45 @@ static int read_file(const char *path, char **buf, size_t *len,
 
 	if (fd < 0)
 		return fd;
-	r = read_fd(fd, buf, len, nul_at);
+	r = read_fd(fd, buf, len, nul_at, SIZE_MAX);
 	close(fd);
 	return r;
+}
+
+/*
+ * The file is opened before anything is asked of it, and type and size
+ * are checked on the descriptor that is then read: a path swapped for a
+ * FIFO or a device between a stat and an open cannot slip through.
+ * O_NONBLOCK: opening a FIFO does not wait for a writer (fifo(7));
+ * O_NOCTTY: a terminal never becomes the controlling one.
+ */
+int read_regular_file(const char *path, size_t max, char **buf, size_t *len,
+		      const char **why)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC), r;
+
+	*buf = NULL;
+	*len = 0;
+	if (fd < 0) {
+		*why = strerror(errno);
+		return -1;
+	}
+	if (fstat(fd, &st) < 0)
+		st.st_mode = 0;	/* unknown: refused like a device */
+	if (!S_ISREG(st.st_mode)) {
+		*why = "not a regular file";
+		close(fd);
+		return -1;
+	}
+	r = (unsigned long long)st.st_size > max
+		    ? -EFBIG : read_fd(fd, buf, len, NULL, max);
+	close(fd);
+	if (r == -EFBIG)
+		*why = "larger than the limit for a source (64 MiB)";
+	else if (r < 0)
+		*why = strerror(-r);
+	return r < 0 ? -1 : 0;
 }
 
 int read_whole_file(const char *path, char **buf, size_t *len)

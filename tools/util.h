@@ -50,6 +50,12 @@ int read_whole_file(const char *path, char **buf, size_t *len);
  * goes to *nul_at (SIZE_MAX if there is none), so a file of zeros costs
  * one chunk however large it claims to be.  0 or -errno. */
 int read_text_file(const char *path, char **buf, size_t *len, size_t *nul_at);
+/* A source to embed or serve: a regular file of at most max bytes,
+ * else -1 with *why saying why ("not a regular file", an errno text);
+ * never waits on a FIFO, never reads a device.  0 on success. */
+#define SOURCE_MAX_BYTES ((size_t)64 << 20)
+int read_regular_file(const char *path, size_t max, char **buf, size_t *len,
+		      const char **why);
 /* read(2) until n bytes or the end of the file; bytes read, or -1. */
 ssize_t read_full(int fd, void *buf, size_t n);
 /* The first size bytes (fewer at the end of the file) into buf.  0 or

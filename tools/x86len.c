@@ -242,7 +242,7 @@ static const uint64_t x87_reg[8] = {
 	[0] = ~0ull,				/* D8: fadd ... fdivr st(i) */
 	[1] = 0xffffffff0000ffffull & ~(0x3ull << 34) & ~(0x3ull << 38) &
 	      ~(0x1ull << 47),			/* D9: fld, fxch, fchs ... */
-	[5] = 0x00000000ffff00ffull,		/* DD: ffree, fst, fstp */
+	[5] = 0x0000ffffffff00ffull,		/* DD: ffree, fst, fstp, fucom(p) */
 	[6] = 0xffff0200000000ffull,		/* DE: faddp, fmulp, fcompp, ... */
 	[7] = 0x00ffff0100000000ull,		/* DF: fnstsw ax, fucomip, fcomip */
 };

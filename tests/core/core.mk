@@ -17,11 +17,15 @@ CORE_SRC := tests/core
 CORE_OUT := $(B)/tests/core
 CORE_HARNESS := harness kc main t_errno t_iface t_format t_overflow \
                 t_threads t_close t_mmap t_fork t_exec t_signal t_owner t_unique \
-                t_remote t_remote_netbsd t_fault
+                t_remote t_remote_netbsd t_fault t_hostile t_registry
 CORE_HDRS := $(wildcard $(CORE_SRC)/*.h $(CORE_SRC)/targets/*.h) \
              $(wildcard include/ukcov/*.h include/ukcov/*/*.h)
 
-CORE_HCC     := gcc
+CORE_HCC     ?= gcc
+# The targets' compilers, by the name in the binary's name; make
+# CROSS=aarch64-linux-gnu- sets all three (Makefile).
+CORE_TCC_gcc   ?= gcc
+CORE_TCC_clang ?= clang
 CORE_HCFLAGS := -std=gnu11 -O2 -g -fno-sanitize=all \
                 -Iinclude -I$(CORE_SRC) \
                 -Wall -Wextra -Wshadow -Wno-missing-field-initializers
@@ -51,12 +55,12 @@ $(CORE_OUT)/obj-preload/%.o: $(CORE_SRC)/%.c $(CORE_HDRS)
 # targets-<cc>-<cmp|pc>.o
 $(CORE_OUT)/targets-%-cmp.o: $(CORE_SRC)/targets/targets.c $(CORE_HDRS)
 	@mkdir -p $(dir $@)
-	$* $(CORE_TCFLAGS) -fsanitize-coverage=trace-pc,trace-cmp \
+	$(CORE_TCC_$*) $(CORE_TCFLAGS) -fsanitize-coverage=trace-pc,trace-cmp \
 	    -DTARGET_HAS_CMP=1 -c $< -o $@
 
 $(CORE_OUT)/targets-%-pc.o: $(CORE_SRC)/targets/targets.c $(CORE_HDRS)
 	@mkdir -p $(dir $@)
-	$* $(CORE_TCFLAGS) -fsanitize-coverage=trace-pc \
+	$(CORE_TCC_$*) $(CORE_TCFLAGS) -fsanitize-coverage=trace-pc \
 	    -DTARGET_HAS_CMP=0 -c $< -o $@
 
 CORE_LIB_DEPS := $(B)/libukcov.so $(B)/libukcov.a $(B)/libukcov_cb.a

@@ -4,20 +4,26 @@
  * runtime's direct calls (memfd_create, ftruncate, fallocate, calloc,
  * malloc) and the mmap it finds with dlsym(RTLD_NEXT) come here.
  * ukcov_test_fault_arm(fn, nth, e) makes the nth call of fn fail with
- * errno e; ukcov_test_fault_disarm() says whether it did.  Test-only:
- * never linked into anything else.
+ * errno e; ukcov_test_fault_disarm() says whether it did.
+ * ukcov_test_sigaction_hold(entered, release) stops the next sigaction
+ * the runtime passes on (with dlsym(RTLD_NEXT)) while it holds its
+ * signal table lock: it writes a byte to entered, then waits for one
+ * on release.  Test-only: never linked into anything else.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/falloc.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 void ukcov_test_fault_arm(const char *fn, int nth, int e);
 int ukcov_test_fault_disarm(void);
+void ukcov_test_sigaction_hold(int entered, int release);
 
 static char armed[32];
 static int nth_call, calls, fail_errno, fired;
@@ -96,4 +102,27 @@ void *malloc(size_t n)
 void *calloc(size_t n, size_t size)
 {
 	return inject("malloc") ? NULL : __libc_calloc(n, size);
+}
+
+/* One sigaction, from whichever thread calls first, held until the
+ * test says: the fd is taken with an exchange, so only that call. */
+static int hold_entered = -1, hold_release = -1;
+
+void ukcov_test_sigaction_hold(int entered, int release)
+{
+	hold_release = release;
+	__atomic_store_n(&hold_entered, entered, __ATOMIC_RELEASE);
+}
+
+typedef int (*sigaction_fn)(int, const struct sigaction *,
+			    struct sigaction *);
+
+int sigaction(int sig, const struct sigaction *act, struct sigaction *oact)
+{
+	int in = __atomic_exchange_n(&hold_entered, -1, __ATOMIC_ACQ_REL);
+	char c = 0;
+
+	if (in >= 0 && write(in, &c, 1) == 1)
+		(void)!read(hold_release, &c, 1);
+	return NEXT(sigaction)(sig, act, oact);
 }

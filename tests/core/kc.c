@@ -12,8 +12,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -628,4 +634,41 @@ void capture_stderr_end(char *msg, size_t size)
 		len += (size_t)n;
 	msg[len] = 0;
 	close(err_pipe[0]);
+}
+
+/* A seccomp filter for this (test) process that answers ENOSYS to
+ * process_vm_readv and process_vm_writev, as qemu-user and some
+ * container profiles do; checked on a good address first. */
+void kc_deny_process_vm(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_process_vm_readv, 2, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_process_vm_writev, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+	};
+	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
+	uint64_t a = 1, b = 0;
+	struct iovec l = { &b, 8 }, r = { &a, 8 };
+
+	CHECK_OK(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0));
+	/* qemu-user has no seccomp (EINVAL), and no process_vm_readv
+	 * either: the ENOSYS below is then its own. */
+	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0)
+		CHECK_EQ(errno, EINVAL);
+	CHECK(process_vm_readv(getpid(), &l, 1, &r, 1, 0) == -1 &&
+	      errno == ENOSYS);
+}
+
+/* What the kernel itself answers to ioctl(fd, req, 0) on a descriptor
+ * that is not ukcov's: ENOTTY, or ENOSYS under qemu-user, which refuses
+ * a request it cannot translate before the kernel sees it. */
+int kc_kernel_ioctl_errno(int fd, unsigned long req)
+{
+	errno = 0;
+	CHECK_EQ(syscall(SYS_ioctl, fd, req, 0UL), -1);
+	CHECK(errno == ENOTTY || errno == ENOSYS);
+	return errno;
 }

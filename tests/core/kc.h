@@ -174,4 +174,10 @@ void capture_stderr_end(char *msg, size_t size);
 void fd_read(int fd, void *dst, size_t len, off_t off);
 void fd_write(int fd, const void *src, size_t len, off_t off);
 
+/* process_vm_readv/writev answer ENOSYS in this process from now on. */
+void kc_deny_process_vm(void);
+
+/* errno of the kernel's own ioctl(fd, req, 0) for a non-ukcov fd. */
+int kc_kernel_ioctl_errno(int fd, unsigned long req);
+
 #endif

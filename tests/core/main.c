@@ -34,6 +34,10 @@ int main(int argc, char **argv)
 		return unique_exec_target_main(argc, argv);
 	if (argc > 1 && strcmp(argv[1], "--nb-exec-target") == 0)
 		return nbremote_exec_target_main(argc, argv);
+	if (argc > 1 && strcmp(argv[1], "--hostile-exec-target") == 0)
+		return hostile_exec_target_main(argc, argv);
+	if (argc > 1 && strcmp(argv[1], "--registry-feeder") == 0)
+		return registry_feeder_main(argc, argv);
 	for (i = 1; i + 1 < argc; i += 2) {
 		if (strcmp(argv[i], "--prefix") == 0)
 			prefix = argv[i + 1];
@@ -54,7 +58,9 @@ int main(int argc, char **argv)
 	register_unique_tests();
 	register_remote_tests();
 	register_nbremote_tests();
+	register_registry_tests();
 	register_owner_tests();
+	register_hostile_tests();
 	have |= target_has_cmp ? NEED_CMP : NEED_PCONLY;
 	have |= core_have_native ? NEED_NATIVE : 0;
 	return test_run_all(have, prefix, filter) ? 1 : 0;

@@ -58,8 +58,13 @@ static long close_enabled(void *p)
 		break;
 	case BY_DUP2_OVER:
 		CHECK_EQ(dup2(null, fd), fd);
-		/* The number now names /dev/null: not a descriptor. */
-		CHECK_ERR(kc_req(op->k, fd, op->k->f->req_disable, 0), ENOTTY);
+		/* The number now names /dev/null: not a descriptor, so the
+		 * kernel answers (through the API's ioctl when it is the
+		 * device path's): ENOTTY, or qemu-user's ENOSYS. */
+		CHECK_ERR(kc_req(op->k, fd, op->k->f->req_disable, 0),
+			  op->k->native ? ENOTTY
+					: kc_kernel_ioctl_errno(fd,
+						op->k->f->req_disable));
 		break;
 	case BY_CLOSE_RANGE:
 		CHECK_OK(close_range((unsigned)fd, (unsigned)fd, 0));

@@ -408,6 +408,22 @@ static void t_dropped_efault(const struct kc *k)
 	CHECK_EQ(kc_dropped(k, fd), 0);
 }
 
+/* The same where process_vm_readv/writev are refused (qemu-user, a
+ * seccomp profile): the runtime copies through a pipe instead, still
+ * EFAULT and never a fault of its own (it used to memcpy from the bad
+ * pointer: SIGSEGV). */
+static void t_efault_no_vm(const struct kc *k)
+{
+	kc_deny_process_vm();
+	t_efault(k);
+}
+
+static void t_dropped_efault_no_vm(const struct kc *k)
+{
+	kc_deny_process_vm();
+	t_dropped_efault(k);
+}
+
 /* Which check comes first, per kernel (§1 tables, in order). */
 
 /* ENABLE(bad mode) without a buffer: Linux EINVAL (mode != INIT),
@@ -547,6 +563,10 @@ void register_errno_tests(void)
 	reg_one("errno.efault/native", t_efault, FL_OPENBSD, 1, 0);
 	reg_one("errno.efault/dev", t_efault, FL_OPENBSD, 0, 0);
 	reg_flavors_apis("errno.dropped_efault", t_dropped_efault, 0);
+	reg_one("errno.efault_no_vm/native", t_efault_no_vm, FL_NETBSD, 1, 0);
+	reg_one("errno.efault_no_vm/dev", t_efault_no_vm, FL_OPENBSD, 0, 0);
+	reg_flavors_apis("errno.dropped_efault_no_vm", t_dropped_efault_no_vm,
+			 0);
 	reg_flavors_apis("errno.order_bad_mode_no_buffer",
 			 t_order_bad_mode_no_buffer, 0);
 	reg_flavors_apis("errno.order_other_fd_bad_mode",

@@ -15,14 +15,18 @@
  * with M_WAITOK (sleeps, never fails).  ukcov cannot sleep for memory:
  * ENOMEM for every flavor (docs/DESIGN.md, "Deliberate differences"),
  * and the memfd's own errno (EMFILE) when no fd is left, as an open(2)
- * of the device would give.
+ * of the device would give.  The shim also holds a sigaction inside
+ * the runtime's signal table lock, for a fork at that moment.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <dlfcn.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <ukcov/netbsd/kcov.h>
@@ -34,6 +38,8 @@ typedef void (*arm_fn)(const char *fn, int nth, int e);
 typedef int (*disarm_fn)(void);
 static arm_fn fault_arm;
 static disarm_fn fault_disarm;
+typedef void (*hold_fn)(int entered, int release);
+static hold_fn sigaction_hold;
 
 #define MAX_NTH 8	/* more calls of one function than any path makes */
 
@@ -232,11 +238,80 @@ static void t_nbremote_register(const struct kc *k)
 	register_fails("malloc", ENOMEM, ENOMEM);
 }
 
+static void *ignore_sigusr1(void *arg)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_IGN;
+	*(int *)arg = sigaction(SIGUSR1, &sa, NULL);
+	return NULL;
+}
+
+/* In the child: SIGUSR2 ignored through sigaction, and read back. */
+static int child_sets_sigusr2(void)
+{
+	struct sigaction sa, cur;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_IGN;
+	return sigaction(SIGUSR2, &sa, NULL) == 0 &&
+	       sigaction(SIGUSR2, NULL, &cur) == 0 && cur.sa_handler == SIG_IGN;
+}
+
+/* fork while another thread is inside sigaction(), holding the
+ * runtime's signal table lock (the shim keeps it there): the child has
+ * only the forking thread, so nobody would ever release that lock; the
+ * runtime frees it in the child (pthread_atfork child handlers run
+ * there, POSIX), whose own sigaction must then work. */
+static void t_fork_holding_signal_table(const struct kc *k)
+{
+	int entered[2], release[2], done[2], rc = -1, n, status = 0;
+	struct pollfd pfd;
+	pthread_t th;
+	pid_t pid;
+	char c = 0;
+
+	(void)k;
+	CHECK_OK(pipe(entered));
+	CHECK_OK(pipe(release));
+	CHECK_OK(pipe(done));
+	sigaction_hold(entered[1], release[0]);
+	CHECK_EQ(pthread_create(&th, NULL, ignore_sigusr1, &rc), 0);
+	CHECK_EQ(read(entered[0], &c, 1), 1);	/* it holds the lock now */
+	pid = fork();
+	CHECK_OK(pid);
+	if (pid == 0) {
+		c = child_sets_sigusr2() ? 'y' : 'n';
+		_exit(write(done[1], &c, 1) == 1 ? 0 : 1);
+	}
+	close(done[1]);
+	pfd.fd = done[0];
+	pfd.events = POLLIN;
+	/* A bound, not a synchronisation: the child answers at once, or
+	 * spins on the lock for ever (every signal blocked). */
+	n = poll(&pfd, 1, 10000);
+	if (n != 1)
+		kill(pid, SIGKILL);
+	CHECK_EQ(write(release[1], "x", 1), 1);
+	CHECK_EQ(pthread_join(th, NULL), 0);
+	CHECK_EQ(waitpid(pid, &status, 0), pid);
+	if (n != 1)
+		FAIL("the fork child's sigaction did not return in 10 s: the "
+		     "table lock the parent's other thread held is still taken");
+	CHECK_EQ(read(done[0], &c, 1), 1);
+	CHECK_EQ(c, 'y');
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	CHECK_EQ(rc, 0);
+}
+
 void register_fault_tests(void)
 {
 	fault_arm = (arm_fn)dlsym(RTLD_DEFAULT, "ukcov_test_fault_arm");
 	fault_disarm = (disarm_fn)dlsym(RTLD_DEFAULT, "ukcov_test_fault_disarm");
-	if (!fault_arm || !fault_disarm)
+	sigaction_hold = (hold_fn)dlsym(RTLD_DEFAULT,
+					"ukcov_test_sigaction_hold");
+	if (!fault_arm || !fault_disarm || !sigaction_hold)
 		return;		/* only under the shim (10-core.sh) */
 	reg_flavors("fault.open_memfd_create", t_open_memfd, NEED_NATIVE);
 	reg_flavors("fault.open_ftruncate", t_open_ftruncate, NEED_NATIVE);
@@ -247,4 +322,6 @@ void register_fault_tests(void)
 	reg_flavors("fault.user_mmap", t_user_mmap, NEED_NATIVE);
 	reg_one("fault.nbremote_register", t_nbremote_register, FL_NETBSD, 1,
 		NEED_NATIVE);
+	reg_one("fault.fork_holding_signal_table", t_fork_holding_signal_table,
+		FL_LINUX, 1, 0);
 }

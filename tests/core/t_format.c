@@ -7,8 +7,12 @@
  * targets alike.
  */
 #define _GNU_SOURCE
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <ukcov/sancov.h>
 
@@ -240,6 +244,75 @@ static void t_pc_only_targets(const struct kc *k)
 	expect_only_pcs(buf, 1, (const void *)target_cmp4);
 }
 
+#ifndef CORE_PRELOAD
+/* The module line of a ukcov dump (docs/FORMATS.md §3) whose [lo, hi)
+ * holds pc: its index and bias, or -1. */
+static int dump_module_of(const char *text, uint64_t pc, uint64_t *bias)
+{
+	const char *p = text;
+	uint64_t b, lo, hi;
+	int idx;
+
+	while ((p = strstr(p, "\nmodule ")) != NULL) {
+		p++;
+		if (sscanf(p, "module %d %*s %" SCNx64 " %" SCNx64 " %" SCNx64,
+			   &idx, &b, &lo, &hi) == 4 && pc >= lo && pc < hi) {
+			*bias = b;
+			return idx;
+		}
+	}
+	return -1;
+}
+
+/* ukcov_dump() of a PC trace: the targets' module has one "pcs" block,
+ * and each of its lines is exactly one offset (return address - 1 -
+ * bias, lowercase hex), sorted, once each.  Each line is built afresh:
+ * a byte left from the line before would make the offsets unreadable
+ * to the tool (ukcov symbolize, merge, report). */
+static void t_dump_pcs_lines(const struct kc *k)
+{
+	char text[1 << 16], want[256];
+	uint64_t *buf, pcs[3], bias = 0, t;
+	int fd = kc_setup(k, KC_ENTRIES, &buf);
+	int out = memfd_create("dump", 0), idx, n;
+	ssize_t len;
+
+	kc_enable_ok(k, fd, 0);
+	target_leaf2();
+	target_leaf();
+	target_leaf2();
+	target_leaf3();
+	kc_disable_ok(k, fd);
+	CHECK_EQ(rec_count(buf), 4);
+	CHECK_OK(out);
+	CHECK_OK(ukcov_dump(out, buf, KC_ENTRIES, UKCOV_DUMP_PC));
+	len = pread(out, text, sizeof(text) - 1, 0);
+	CHECK(len > 0 && (size_t)len < sizeof(text) - 1);
+	text[len] = '\0';
+	idx = dump_module_of(text, buf[1] - 1, &bias);
+	CHECK(idx >= 0);
+	pcs[0] = buf[1] - 1 - bias;	/* the three distinct PCs, sorted */
+	pcs[1] = buf[2] - 1 - bias;
+	pcs[2] = buf[4] - 1 - bias;
+	for (int i = 0; i < 3; i++)
+		for (int j = i + 1; j < 3; j++)
+			if (pcs[j] < pcs[i]) {
+				t = pcs[i];
+				pcs[i] = pcs[j];
+				pcs[j] = t;
+			}
+	CHECK(pcs[0] < pcs[1] && pcs[1] < pcs[2]);
+	n = snprintf(want, sizeof(want),
+		     "\npcs %d 3\n%" PRIx64 "\n%" PRIx64 "\n%" PRIx64 "\n",
+		     idx, pcs[0], pcs[1], pcs[2]);
+	CHECK(n > 0 && (size_t)n < sizeof(want));
+	if (!strstr(text, want))
+		FAIL("no exact lines \"pcs %d 3\", %" PRIx64 ", %" PRIx64
+		     ", %" PRIx64 " in the dump", idx, pcs[0], pcs[1], pcs[2]);
+	CHECK(strstr(text, "\nend\n") != NULL);
+}
+#endif
+
 void register_format_tests(void)
 {
 	reg_flavors("format.pc_records", t_pc_records, 0);
@@ -257,4 +330,8 @@ void register_format_tests(void)
 	reg_flavors("format.cmp_float", t_cmp_float, NEED_CMP);
 	reg_flavors("format.mode_switch", t_mode_switch, NEED_CMP);
 	reg_flavors("format.pc_only_targets", t_pc_only_targets, NEED_PCONLY);
+#ifndef CORE_PRELOAD
+	reg_one("format.dump_pcs_lines", t_dump_pcs_lines, FL_LINUX, 1,
+		NEED_NATIVE);
+#endif
 }

@@ -268,6 +268,15 @@ static void t_enable_max_handles(const struct kc *k)
 
 /* EFAULT: the argument or its handles array unreadable.  Nothing
  * changes: the same descriptor then enables. */
+static void t_enable_efault(const struct kc *k);
+
+/* The same with process_vm_readv refused (t_errno.c, efault_no_vm). */
+static void t_enable_efault_no_vm(const struct kc *k)
+{
+	kc_deny_process_vm();
+	t_enable_efault(k);
+}
+
 static void t_enable_efault(const struct kc *k)
 {
 	uint64_t *buf;
@@ -1733,6 +1742,7 @@ void register_remote_tests(void)
 	} tests[] = {
 		{ "remote.enable_max_handles", t_enable_max_handles, 1, 0 },
 		{ "remote.enable_efault", t_enable_efault, 1, 0 },
+		{ "remote.enable_efault_no_vm", t_enable_efault_no_vm, 1, 0 },
 		{ "remote.enable_state_mode", t_enable_state_mode, 1, 0 },
 		{ "remote.enable_bad_handle", t_enable_bad_handle, 0, 0 },
 		{ "remote.enable_eexist", t_enable_eexist, 0, 0 },

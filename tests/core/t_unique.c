@@ -595,11 +595,23 @@ static uint64_t bitmap_popcount(const uint64_t *buf, uint64_t words)
 	return n;
 }
 
-/* Three calls of the PC callback through a register ("call *%rbx",
- * ff d3, the shortest x86-64 call), back to back: three points whose
- * return addresses are 2 bytes apart.  Harness code calling the
- * callback by hand, as a user may; the stack below the red zone, and
- * 16-byte aligned, for the callback's slow paths. */
+/*
+ * Calls of the PC callback through a register, as harness code calling
+ * it by hand (a user may).  CALL_LEN is that call's length: the
+ * distance between the return addresses of two calls back to back.
+ *   x86-64:  call *%rbx (ff d3), the shortest x86-64 call; the stack
+ *            below the red zone and 16-byte aligned for the callback's
+ *            slow paths;
+ *   aarch64: blr x19 (d63f0260); sp is always 16-byte aligned.
+ */
+#if defined(__x86_64__)
+#define CALL_LEN 2
+#define X86_CLOBBERS "rax", "rbx", "rcx", "rdx", "rsi", "rdi", "r8", "r9", \
+	"r10", "r11", "r12", "memory", "cc", "xmm0", "xmm1", "xmm2",	\
+	"xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10",	\
+	"xmm11", "xmm12", "xmm13", "xmm14", "xmm15"
+
+/* Three calls back to back: three points CALL_LEN bytes apart. */
 static __attribute__((noinline)) void adjacent_calls(void)
 {
 	__asm__ volatile(
@@ -611,16 +623,33 @@ static __attribute__((noinline)) void adjacent_calls(void)
 		"call *%%rbx\n\t"
 		"call *%%rbx\n\t"
 		"mov %%r12, %%rsp"
-		::: "rax", "rbx", "rcx", "rdx", "rsi", "rdi", "r8", "r9",
-		    "r10", "r11", "r12", "memory", "cc", "xmm0", "xmm1",
-		    "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8",
-		    "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14",
-		    "xmm15");
+		::: X86_CLOBBERS);
 }
+#elif defined(__aarch64__)
+#define CALL_LEN 4
+#define A64_CLOBBERS "x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8", \
+	"x9", "x10", "x11", "x12", "x13", "x14", "x15", "x16", "x17",	\
+	"x18", "x19", "x30", "memory", "cc", "v0", "v1", "v2", "v3", "v4", \
+	"v5", "v6", "v7", "v16", "v17", "v18", "v19", "v20", "v21", "v22", \
+	"v23", "v24", "v25", "v26", "v27", "v28", "v29", "v30", "v31"
+
+static __attribute__((noinline)) void adjacent_calls(void)
+{
+	__asm__ volatile(
+		"adrp x19, :got:__sanitizer_cov_trace_pc\n\t"
+		"ldr x19, [x19, :got_lo12:__sanitizer_cov_trace_pc]\n\t"
+		"blr x19\n\t"
+		"blr x19\n\t"
+		"blr x19"
+		::: A64_CLOBBERS);
+}
+#else
+#error "tests/core/t_unique.c: no register call for this architecture"
+#endif
 
 /* A bitmap large enough: each leaf's bit is where the layout says, the
  * bitmap holds exactly those bits, each point is recorded once per
- * reset, and PCs 2 bytes apart are three points. */
+ * reset, and PCs CALL_LEN bytes apart are three points. */
 static void t_direct_bits(const struct kc *k)
 {
 	uint64_t bw = direct_bitmap(), *buf, *tr, first[3];
@@ -643,12 +672,127 @@ static void t_direct_bits(const struct kc *k)
 	adjacent_calls();
 	adjacent_calls();
 	CHECK_EQ(rec_count(tr), 3);
-	CHECK_EQ(tr[2] - tr[1], 2);
-	CHECK_EQ(tr[3] - tr[2], 2);
+	CHECK_EQ(tr[2] - tr[1], CALL_LEN);
+	CHECK_EQ(tr[3] - tr[2], CALL_LEN);
 	CHECK_EQ(bitmap_popcount(buf, bw), 3);
 	kc_disable_ok(k, fd);
 	CHECK_EQ(kc_dropped(k, fd), 0);
 	close(fd);
+}
+
+/* Calls of the PC callback from HASHED_CALLS register calls (as in
+ * adjacent_calls) in an executable page of our own, then a return: as
+ * many distinct points outside the executable's text, which therefore
+ * take the hashed table after the direct bits.  The page is written,
+ * then made read-execute. */
+#define HASHED_CALLS 1000
+
+static uint8_t *hashed_code_new(size_t *len)
+{
+	uint8_t *p;
+
+	*len = ((size_t)HASHED_CALLS * CALL_LEN + 4 + 4095) & ~(size_t)4095;
+	p = mmap(NULL, *len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		FAIL("mmap: %s", errname(errno));
+#if defined(__x86_64__)
+	for (size_t i = 0; i < HASHED_CALLS; i++) {
+		p[2 * i] = 0xff;		/* call *%rbx */
+		p[2 * i + 1] = 0xd3;
+	}
+	p[(size_t)2 * HASHED_CALLS] = 0xc3;	/* ret */
+#else
+	for (size_t i = 0; i <= HASHED_CALLS; i++) {
+		/* blr x19; then ret (x30 restored by the caller first). */
+		uint32_t insn = i < HASHED_CALLS ? 0xd63f0260u : 0xd65f0280u;
+
+		memcpy(p + 4 * i, &insn, 4);
+	}
+	__builtin___clear_cache((char *)p, (char *)p + *len);
+#endif
+	if (mprotect(p, *len, PROT_READ | PROT_EXEC) != 0)
+		FAIL("mprotect: %s", errname(errno));
+	return p;
+}
+
+#if defined(__x86_64__)
+/* Run that code: %rbx holds the callback (callee-saved, so it stays
+ * for every call); the stack as adjacent_calls() leaves it, one word
+ * lower, so that the callback is entered with the ABI's alignment. */
+static __attribute__((noinline)) void hashed_calls(const uint8_t *code)
+{
+	__asm__ volatile(
+		"mov %%rsp, %%r12\n\t"
+		"sub $128, %%rsp\n\t"
+		"and $-16, %%rsp\n\t"
+		"sub $8, %%rsp\n\t"
+		"mov __sanitizer_cov_trace_pc@GOTPCREL(%%rip), %%rbx\n\t"
+		"call *%0\n\t"
+		"mov %%r12, %%rsp"
+		:: "r"(code) : X86_CLOBBERS);
+}
+#else
+/* x19 holds the callback; the page's blr's overwrite x30, so the code
+ * is entered by a br with its return address in x20 ("ret x20"). */
+static __attribute__((noinline)) void hashed_calls(const uint8_t *code)
+{
+	__asm__ volatile(
+		"adrp x19, :got:__sanitizer_cov_trace_pc\n\t"
+		"ldr x19, [x19, :got_lo12:__sanitizer_cov_trace_pc]\n\t"
+		"adr x20, 1f\n\t"
+		"br %0\n"
+		"1:"
+		:: "r"(code) : A64_CLOBBERS, "x20");
+}
+#endif
+
+/* With direct bits, the hashed table is the bitmap's words after them
+ * (64 here: 4096 slots): a table sized by the whole bitmap would put
+ * its high slots' bits in the trace.  1000 hashed points: each recorded
+ * once, in call order, CALL_LEN bytes apart; their bits all in the hashed
+ * words; none in the direct ones; the trace after the last record still
+ * zero. */
+static void t_direct_hashed(const struct kc *k)
+{
+	uint64_t bw = direct_bitmap(), *buf, *tr, n, entries, first;
+	uint64_t words = HASHED_CALLS + 1;
+	size_t len;
+	uint8_t *code = hashed_code_new(&len);
+	int fd;
+
+	/* A trace longer than the bitmap: bits set past the hashed words
+	 * land in it, to be seen, rather than past the mapping. */
+	entries = (2 * bw + words + 512 + 511) & ~(uint64_t)511;
+	fd = kc_setup(k, entries, &buf);
+	tr = buf + bw;
+	uniq_enable_ok(k, fd, bw);
+	hashed_calls(code);
+	hashed_calls(code);
+	kc_disable_ok(k, fd);
+	n = rec_count(tr);
+	CHECK_EQ(n, HASHED_CALLS);
+	first = tr[1];
+	/* The return address of the first call, less one as the kernel's
+	 * _RET_IP_ - 1 convention, or not: the runtime's choice. */
+	CHECK(first == (uint64_t)(uintptr_t)code + CALL_LEN - 1 ||
+	      first == (uint64_t)(uintptr_t)code + CALL_LEN);
+	for (uint64_t i = 1; i < HASHED_CALLS; i++)
+		if (tr[1 + i] != first + CALL_LEN * i)
+			FAIL("record %llu: 0x%llx, want 0x%llx",
+			     (unsigned long long)i,
+			     (unsigned long long)tr[1 + i],
+			     (unsigned long long)(first + CALL_LEN * i));
+	for (uint64_t i = 1 + HASHED_CALLS; i < entries - bw; i++)
+		if (tr[i] != 0)
+			FAIL("trace word %llu after the records: 0x%llx",
+			     (unsigned long long)i, (unsigned long long)tr[i]);
+	CHECK_EQ(bitmap_popcount(buf, text_words), 0);
+	CHECK_EQ(bitmap_popcount(buf + text_words, bw - text_words),
+		 HASHED_CALLS);
+	CHECK_EQ(kc_dropped(k, fd), 0);
+	close(fd);
+	munmap(code, len);
 }
 
 static long op_uniq_leaves(void *p)
@@ -875,6 +1019,8 @@ void register_unique_tests(void)
 	reg_one("unique.direct_bits", t_direct_bits, FL_LINUX,
 		core_have_native, 0);
 	reg_one("unique.direct_image", t_direct_image, FL_LINUX,
+		core_have_native, 0);
+	reg_one("unique.direct_hashed", t_direct_hashed, FL_LINUX,
 		core_have_native, 0);
 	reg_one("unique.exec_direct", t_exec_direct, FL_LINUX,
 		core_have_native, 0);

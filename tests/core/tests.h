@@ -22,6 +22,8 @@ void register_unique_tests(void);
 void register_remote_tests(void);
 void register_nbremote_tests(void);
 void register_owner_tests(void);
+void register_hostile_tests(void);
+void register_registry_tests(void);
 
 /* t_exec.c: the image an exec test runs (argv[1] == "--exec-target"). */
 int exec_target_main(int argc, char **argv);
@@ -29,5 +31,9 @@ int exec_target_main(int argc, char **argv);
 int unique_exec_target_main(int argc, char **argv);
 /* The new image of nbremote.exec_reregister (t_remote_netbsd.c). */
 int nbremote_exec_target_main(int argc, char **argv);
+/* The new image of hostile.exec_forged (t_hostile.c). */
+int hostile_exec_target_main(int argc, char **argv);
+/* t_registry.c: the feeder strace runs ("--registry-feeder H N"). */
+int registry_feeder_main(int argc, char **argv);
 
 #endif

@@ -8,6 +8,12 @@
  *   kill      feat_a, feat_b, then SIGKILL (coverage_direct=1)
  *   forkkill  the child runs feat_c and SIGKILLs itself; the parent
  *             then runs feat_a and exits
+ *   last      feat_d alone (the last guard): the total unique coverage,
+ *             then __sanitizer_cov_reset() and the total again; then
+ *             feat_a for the file written at exit
+ *   dump3     feat_a, dump, feat_b, dump, feat_c, dump, then _exit:
+ *             the file is the third dump's (each replaces the one this
+ *             process wrote before)
  */
 #include <signal.h>
 #include <stdint.h>
@@ -64,6 +70,27 @@ static int api(void)
 	return 0;
 }
 
+static int last_guard(void)
+{
+	feat_d();
+	printf("total %lu\n", (unsigned long)__sanitizer_get_total_unique_coverage());
+	__sanitizer_cov_reset();
+	printf("reset total %lu\n", (unsigned long)__sanitizer_get_total_unique_coverage());
+	feat_a();
+	return 0;
+}
+
+static void dump3(void)
+{
+	feat_a();
+	__sanitizer_cov_dump();
+	feat_b();
+	__sanitizer_cov_dump();
+	feat_c();
+	__sanitizer_cov_dump();
+	_exit(0);	/* no dump at exit: the file stays the third's */
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : "api";
@@ -71,6 +98,10 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IONBF, 0);
 	if (!strcmp(cmd, "api"))
 		return api();
+	if (!strcmp(cmd, "last"))
+		return last_guard();
+	if (!strcmp(cmd, "dump3"))
+		dump3();
 	if (!strcmp(cmd, "kill")) {
 		feat_a();
 		feat_b();

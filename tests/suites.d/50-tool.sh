@@ -188,10 +188,10 @@ ukcov: error: no valid coverage files given (need a binary with its .sancov file
 	"$U" merge -o gh.dump g.dump h.dump; "$U" merge -o hg.dump h.dump g.dump; "$U" merge -o ghg.dump gh.dump g.dump
 	same "dump merge order-independent" "cat gh.dump" "cat hg.dump"
 	same "dump merge associative" "sed /^info/d gh.dump" "sed /^info/d ghg.dump"
-	"$U" run -- ./prog_gcc 5 >plain.txt 2>/dev/null
-	grep -q '^prog_gcc+0x[0-9a-f]* libfn .*lib.c:' plain.txt && ok "run prints symbolized points" || bad "run output" plain.txt
-	"$U" run --raw -- ./dsomain 1 2 3 >raw.txt 2>/dev/null
-	"$U" run -- ./dsomain 1 2 3 >dso.txt 2>/dev/null
+	"$U" run -o plain.dump -- ./prog_gcc 5 2>/dev/null && "$U" print --lines plain.dump >plain.txt
+	grep -q '^prog_gcc+0x[0-9a-f]* libfn .*lib.c:' plain.txt && ok "run's dump prints symbolized points" || bad "run output" plain.txt
+	"$U" run --raw -o - -- ./dsomain 1 2 3 >raw.txt 2>/dev/null
+	"$U" run -o dso.dump -- ./dsomain 1 2 3 2>/dev/null && "$U" print --lines dso.dump >dso.txt
 	grep -q '^libdso.so+0x' dso.txt && ok "run covers shared libraries" || bad "run dso" dso.txt
 	UKCOV_CMP=1 "$CC_W" -O0 "$SRC/main.c" "$SRC/lib.c" -o prog_cmp
 	"$U" run --mode cmp -o c.dump -- ./prog_cmp 4 200 2>/dev/null
@@ -213,7 +213,7 @@ ukcov: error: no valid coverage files given (need a binary with its .sancov file
 	# The same records as a raw kcov CMP buffer (count word, then
 	# {type, arg1, arg2, ip}) with a UKCOV_MODULES snapshot: ukcov cmp
 	# decodes it exactly as it decodes the dump.
-	"$U" run --mode cmp --raw -- ./prog_cmpnp 4 5 >cmpnp.raw.txt 2>/dev/null
+	"$U" run --mode cmp --raw -o - -- ./prog_cmpnp 4 5 >cmpnp.raw.txt 2>/dev/null
 	UKCOV_MODULES=$T/cmpnp.modules ./prog_cmpnp 4 5
 	python3 - <<'EOF'
 import struct
@@ -235,7 +235,7 @@ fi
 grep -q ' worker_a$' "$T/all.txt" && grep -q ' worker_b$' "$T/all.txt" && grep -q ' worker_c$' "$T/all.txt" && grep -q ' main_only$' "$T/all.txt" && ok "run --threads all covers every thread" || bad "run --threads all" "$T/all.err"
 (cd "$T" && "$U" run -o main.dump -- ./threads && "$U" covered-functions main.dump threads) >"$T/main.txt" 2>/dev/null
 grep -q ' main_only$' "$T/main.txt" && ! grep -q ' worker_' "$T/main.txt" && ok "run --threads main covers only the main thread" || bad "run --threads main" "$T/main.txt"
-(cd "$T" && "$U" run --threads all --raw -- ./threads) >"$T/raw.txt" 2>/dev/null
+(cd "$T" && "$U" run --threads all --raw -o - -- ./threads) >"$T/raw.txt" 2>/dev/null
 [ "$(grep -c '^# thread [1-9][0-9]*$' "$T/raw.txt")" = 3 ] && ok "run --threads all --raw: one block per thread" || bad "run --threads all --raw" "$T/raw.txt"
 # How many records the main thread makes, counted by the simplest
 # runtime there is: a trace-pc callback that counts the main thread's
@@ -461,10 +461,13 @@ fi
 # ---- fuzzing: every parser, bounded, plus the kept regression inputs -----
 FZ=$TOP/$B/fuzz
 if [ -x "$FZ/fuzz-sancov" ]; then
-	for p in sancov symcov dump rawmap modules elfpoints x86len; do mkdir -p "seed-$p"; done
+	for p in sancov symcov dump rawmap modules elfpoints x86len ctlblock registry; do mkdir -p "seed-$p"; done
 	cp "$S1" "$S2" seed-sancov/; cp a1.symcov c1.symcov seed-symcov/
 	cp ./*.dump seed-dump/ 2>/dev/null
 	printf 'M 1 ab12 1000 1000 2000 /bin/x\n' >seed-modules/a
+	# ctlblock: flags 3 (our magic, bytes from entries), then a block
+	# of zeroes (an OPEN descriptor).
+	{ printf '\003'; head -c 1024 /dev/zero; } >seed-ctlblock/a
 	printf '\x01\x05\x10\x40\x00\x00\x00\x00\x0064\n400000 402000 0 a.out\n' >seed-rawmap/a
 	printf 'void __sanitizer_cov_trace_pc(void){}\nvoid _start(void){for(;;);}\n' >tiny.c
 	gcc -Os -nostdlib -static -fsanitize-coverage=trace-pc tiny.c -o seed-elfpoints/tiny 2>/dev/null
@@ -479,9 +482,20 @@ for f in sys.argv[1:-1]:
     for i in range(0, len(data) - 16, 4099):
         open("%s/%s-%d" % (sys.argv[-1], f, i), "wb").write(data[i:i + 16])
 PY
+	# registry: a handle, flags, then a header and the slots (tiled to
+	# 1024, or bit 0 of flags: exactly these bytes, truncated).
+	python3 - seed-registry <<'PY'
+import struct, sys
+h = 0xdead
+hdr = struct.pack('<QIIQQQ3Q', 0x7267657276636b75, 2, 1024, 1, 1, 0, 0, 0, 0)
+live = struct.pack('<QiiQQQ', h, 7, 3, 5, 9, 1)
+dead = struct.pack('<QiiQQQ', 2**64 - 1, 0, 0, 0, 0, 0)
+open(sys.argv[1] + '/tiled', 'wb').write(struct.pack('<Q', h) + b'\0' + hdr + dead + live)
+open(sys.argv[1] + '/exact', 'wb').write(struct.pack('<Q', h) + b'\1' + hdr + live * 3)
+PY
 	# A crash is kept under the build directory, never in the source
 	# tree; copy it into tests/tool/fuzz-regress/ by hand with its fix.
-	for p in sancov symcov dump rawmap modules elfpoints x86len; do
+	for p in sancov symcov dump rawmap modules elfpoints x86len ctlblock registry; do
 		crash=$TOP/$B/fuzz-crashes/$p
 		rm -rf "crash-$p"; mkdir -p "crash-$p"
 		len=4096; [ $p = elfpoints ] && len=32768; [ $p = x86len ] && len=20

@@ -250,7 +250,7 @@ if UKCOV_CMP=1 UKCOV_CC=gcc "$CC_W" -O0 -no-pie cmpone.c -o cmpone 2>"$T/cc.err"
 	len=$(echo "$call" | cut -f2 | wc -w)
 	want=$(printf '%x' $((0x$addr + len - 1)))
 	"$U" run --mode cmp -o cmpone.dump -- ./cmpone 100 2>/dev/null
-	"$U" run --mode cmp --raw -- ./cmpone 100 >cmpone.raw 2>/dev/null
+	"$U" run --mode cmp --raw -o - -- ./cmpone 100 >cmpone.raw 2>/dev/null
 	python3 -c '
 import struct
 recs = [[int(w, 16) for w in l.split()] for l in open("cmpone.raw") if l.startswith("0x")]
@@ -302,6 +302,83 @@ if gcc -shared -fPIC rcount.c -o rcount.so && UKCOV_CMP=1 UKCOV_CC=gcc "$CC_W" -
 		bad "run --mode cmp: $recs records cost ${rc:-?} reallocs (want < 200)" many.err
 else
 	bad "realloc counter and manycmp build"
+fi
+
+# ---- issue 20: the generated mutants that survived (docs/TESTING.md) ------
+# missing BIN COV...: the points of BIN minus the .sancov's, nothing read
+# past the last argument.
+"$U" print-coverage-pcs pg | sort >pts.all
+"$U" print good.sancov | sort >pts.cov
+expect "missing BIN FILE.sancov: the points the .sancov does not cover" 0 \
+	"$(comm -23 pts.all pts.cov)" "" "$U" missing pg good.sancov
+
+# A '#' line and a blank line inside a dump are skipped, and parsing goes
+# on: the PCs after them are printed as without them.
+"$U" print good.dump >dump.want
+awk '$1 == "pcs" { print "# a comment"; print "" } { print }' good.dump >commented.dump
+expect "dump: a '#' line and a blank line before pcs, every PC still read" 0 \
+	"$(cat dump.want)" "" "$U" print commented.dump
+
+# .symcov strings: a high surrogate must be followed by "\u" and a low
+# one (RFC 8259 §7); "\ud800Audc00" is not a pair.
+printf '{"a": "\\ud800Audc00"}' >sur.symcov
+expect ".symcov: a high surrogate, then not a backslash" 1 "" \
+	"ukcov: error: sur.symcov: invalid JSON at line 1: lone surrogate" "$U" symbolize sur.symcov
+printf '{"a": 1, ' >key.symcov
+expect ".symcov: the input ends where a key should start" 1 "" \
+	"ukcov: error: key.symcov: invalid JSON at line 1: expected a string key" "$U" symbolize key.symcov
+
+# A boolean option with another value: a usage error that names it.
+expect "--demangle=maybe: exact message, exit status 2" 2 "" \
+	"ukcov: error: option --demangle=maybe: expected 0 or 1, got 'maybe'" \
+	"$U" covered-functions --demangle=maybe good.dump
+
+# -fcf-protection with -z ibtplt: calls to __sanitizer_cov_trace_pc go
+# through its stub in .plt.sec (the endbr64 PLT), which must be known as
+# a PLT stub; the points are the calls' last bytes (objdump).
+printf 'void __sanitizer_cov_trace_pc(void) {}\n' >rtpc.c
+printf 'int g(int x)\n{\n\tif (x > 2)\n\t\treturn 1;\n\treturn 0;\n}\nint main(int c, char **v)\n{\n\t(void)v;\n\treturn g(c);\n}\n' >ibt.c
+if gcc -shared -fPIC rtpc.c -o librtpc.so 2>"$T/cc.err" &&
+	gcc -O0 -fsanitize-coverage=trace-pc -fcf-protection -Wl,-z,ibtplt ibt.c -L. -lrtpc \
+		-o ibt 2>>"$T/cc.err" && readelf -SW ibt | grep -q ' \.plt\.sec '; then
+	objdump -d ibt | grep -E 'call +[0-9a-f]+ <__sanitizer_cov_trace_pc@plt>' >ibt.calls
+	while read -r a _; do printf '0x%x\n' $((0x${a%:} + 4)); done <ibt.calls >ibt.want
+	expect ".plt.sec: points found through the IBT PLT ($(wc -l <ibt.want) calls)" 0 \
+		"$(cat ibt.want)" "" "$U" print-coverage-pcs ibt
+else
+	bad "IBT PLT fixture builds (with a .plt.sec)" "$T/cc.err"
+fi
+
+# Lengths the decoder must know, from objdump: mov to a segment
+# register (not to %cs, #UD: Intel SDM vol. 2, MOV) and the DD x87
+# register forms.
+cat >seg.s <<'A'
+	mov %eax, %ss
+	mov %eax, %ds
+	mov %eax, %es
+	mov %ax, %fs
+	mov %eax, %gs
+	mov (%rax), %ss
+	mov %ss, %eax
+	ffree %st(1)
+	ffree %st(7)
+	fst %st(2)
+	fstp %st(3)
+	fucom %st(4)
+	fucomp %st(5)
+	fldl 8(%rsp)
+A
+XC=$BD/tests/x86len-check
+if as seg.s -o seg.o 2>"$T/as.err"; then
+	objdump -d seg.o | awk -F'\t' '/^ *[0-9a-f]+:\t/ { b = $2; sub(/ +$/, "", b); print b }' >seg.hex
+	while read -r h; do echo "$h: x86len $(echo "$h" | wc -w)"; done <seg.hex >seg.want
+	mapfile -t hx <seg.hex
+	expect "x86len: segment moves and DD x87 forms, objdump's lengths" 0 \
+		"$(cat seg.want)" "" sh -c '"$0" --lengths "$@" | sed "s/, capstone.*//"' "$XC" "${hx[@]}"
+	expect "x86len: mov to %cs (#UD) is refused" 0 "8e c8: x86len 0" "" \
+		sh -c '"$0" --lengths "8e c8" | sed "s/, capstone.*//"' "$XC"
+else
+	bad "x86 fixture assembles" "$T/as.err"
 fi
 
 # ---- every binary built above: the sweep's decoder agrees with capstone --

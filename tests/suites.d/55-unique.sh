@@ -56,7 +56,7 @@ for cc in gcc clang; do
 
 	# The default is unique: no duplicate, nothing dropped, although
 	# the plain trace of the same run overflows the same buffer.
-	"$U" run --raw -- ./uloop_$cc 700000 >u.raw 2>u.err
+	"$U" run --raw -o - -- ./uloop_$cc 700000 >u.raw 2>u.err
 	grep '^0x' u.raw >u.pcs
 	no_dups "$cc: run records each point once by default" u.pcs
 	[ "$(dropped u.err)" = 0 ] && [ "$(records u.err)" = "$(wc -l <u.pcs)" ] &&
@@ -89,7 +89,7 @@ for cc in gcc clang; do
 	fi
 
 	# --threads all: every thread unique in its own bitmap.
-	"$U" run --threads all --raw -- ./threads_$cc >t.raw 2>t.err
+	"$U" run --threads all --raw -o - -- ./threads_$cc >t.raw 2>t.err
 	ok_threads=1
 	awk '/^# thread/{b++; next} {print b" "$0}' t.raw | sort | uniq -d | grep -q . && ok_threads=0
 	[ "$(grep -c '^# thread' t.raw)" = 3 ] || ok_threads=0
@@ -98,7 +98,7 @@ for cc in gcc clang; do
 	# ... and in cmp-unique mode: each thread's records once, and
 	# together the deduplicated CMP traces of every thread.
 	if UKCOV_CC=$cc UKCOV_CMP=1 "$CCW" -O1 "$SRC/uthreads.c" -lpthread -o uthreads_$cc; then
-		"$U" run --mode cmp-unique --threads all --raw -- ./uthreads_$cc >tc.raw 2>tc.err
+		"$U" run --mode cmp-unique --threads all --raw -o - -- ./uthreads_$cc >tc.raw 2>tc.err
 		ok_tc=1
 		awk '/^# thread/{b++; next} /^0x/{print b" "$0}' tc.raw | sort | uniq -d | grep -q . && ok_tc=0
 		[ "$(grep -c '^# thread' tc.raw)" = 2 ] && [ "$(dropped tc.err)" = 0 ] || ok_tc=0
@@ -171,7 +171,7 @@ expect_err "--bitmap with a plain mode" 2 "ukcov: error: run: --bitmap goes with
 expect_err "--bitmap too large for --size" 2 "ukcov: error: --bitmap 4095: must leave at least 2 of the 4096 words for the trace" \
 	"$U" run --size 4096 --bitmap 4095 -- true
 if [ -x uloop_gcc ]; then
-	"$U" run --bitmap 1 --raw -- ./uloop_gcc 1000 >b1.raw 2>b1.err
+	"$U" run --bitmap 1 --raw -o - -- ./uloop_gcc 1000 >b1.raw 2>b1.err
 	grep -q "warning: coverage is incomplete: a larger --bitmap (now 1 words) or --size would keep every point" b1.err ||
 		[ "$(dropped b1.err)" = 0 ]
 	no_dups "--bitmap 1: still no duplicate, drops reported" b1.raw

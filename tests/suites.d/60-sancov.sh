@@ -427,6 +427,11 @@ sys.exit(0 if a == b and a else 1)' "$C/ours.symcov" "$C/crt.symcov" &&
 fi
 
 # ---- 5b. the guard callback's gate (x86-64) ---------------------------
+# Only the assembly callbacks have gates: a make UKCOV_NO_ASM=1 runtime
+# (tests/suites.d/15-noasm.sh) has the C versions, which have none.
+asm_gates() {
+    [ "$(uname -m)" = x86_64 ] && nm "$L/libukcov.a" 2>/dev/null | grep -q ' pc_gate_addr$'
+}
 # With the process-wide word non-zero once the constructors have run
 # (coverage=1 here), the "jne on; ret" after the off test is rewritten
 # as a nop, so coverage=1 falls through (docs/DESIGN.md, "The hot
@@ -467,7 +472,7 @@ gate_checks() {
     gate_run "$n-closed-with-a-thread" "$bin" "75 01 c3" \
         UKCOV_OPTIONS="coverage=1:coverage_dir=$C/gate.d" GATE_THREAD=1
 }
-if [ "$(uname -m)" = x86_64 ] &&
+if asm_gates &&
    build gate-build clang -O1 -fsanitize-coverage=trace-pc-guard -c $S/gate.c -o "$C/gate.o" &&
    build gate-build clang "$C/gate.o" $STATIC -o "$C/gate-static" &&
    build gate-build clang "$C/gate.o" $SHARED -o "$C/gate-shared"; then
@@ -488,7 +493,7 @@ fi
 # enabled before an exec is the other way it is on at start): open with
 # coverage=1, closed when off, closed by UKCOV_PC_GATE=closed with the
 # same file, and closed when a thread exists.
-if [ "$(uname -m)" = x86_64 ]; then
+if asm_gates; then
     for cc in gcc clang; do
         G=$C/pcgate-$cc
         build pcgate-build $cc -O1 -DPC_GATE -fsanitize-coverage=trace-pc -c $S/gate.c -o "$G.o" &&
@@ -528,6 +533,29 @@ if build feat-build clang -O1 -fsanitize-coverage=trace-pc-guard -c $S/feat_targ
         set -- "$E/out.d"/feat-$v.*.counters-sancov
         [ -f "$1" ] && [ "$(od -An -tx1 "$1" | tr -d ' \n')" = 08408000 ] && ok "feat-$v-counters-file-buckets" ||
             bad "feat-$v-counters-file-buckets" "$(od -An -tx1 "$1" 2>&1)"
+        # The last guard (feat_d, guard 4 of 4) counts in the total and
+        # is cleared by __sanitizer_cov_reset(): the file at exit has
+        # feat_a alone.
+        rm -rf "$E/out.d" && mkdir "$E/out.d"
+        UKCOV_OPTIONS="coverage=1:coverage_dir=$E/out.d" "$bin" last >"$E/out" 2>&1
+        set -- "$E/out.d"/feat-$v.*.sancov
+        if [ "$(tr '\n' '|' <"$E/out")" = "total 1|reset total 0|" ] && [ -f "$1" ] &&
+           [ "$(covered "$bin" "$1")" = "feat_a " ]; then
+            ok "feat-$v-last-guard-total-and-reset"
+        else
+            bad "feat-$v-last-guard-total-and-reset" "$(tr '\n' '|' <"$E/out") $(covered "$bin" "$1")"
+        fi
+        # Three __sanitizer_cov_dump()s: the second replaces the first's
+        # file by rename, and the third must know that file as its own.
+        rm -rf "$E/out.d" && mkdir "$E/out.d"
+        UKCOV_OPTIONS="coverage=1:coverage_dir=$E/out.d" "$bin" dump3 >"$E/out" 2>&1
+        set -- "$E/out.d"/feat-$v.*.sancov
+        if [ ! -s "$E/out" ] && [ "$(ls "$E/out.d" | wc -l)" -eq 1 ] && [ -f "$1" ] &&
+           [ "$(covered "$bin" "$1")" = "feat_a feat_b feat_c " ]; then
+            ok "feat-$v-third-dump-rewrites-own-file"
+        else
+            bad "feat-$v-third-dump-rewrites-own-file" "$(tr '\n' '|' <"$E/out") $(ls "$E/out.d") $(covered "$bin" "$1")"
+        fi
         # coverage_direct: SIGKILL loses nothing; rawunpack gives the
         # .sancov (next to the binary, named by the pid).
         rm -rf "$E/raw.d" "$E"/feat-$v.*.sancov && mkdir "$E/raw.d"

@@ -6,6 +6,11 @@
  *	every prefix combination in a list x both opcode maps x all 256
  *	ModRM bytes x SIB variants: wherever the decoder answers, its length
  *	must be capstone's (0 = capstone rejects the bytes).
+ *   x86len-check --lengths HEX...
+ *	for each instruction given as hex bytes ("8e d0"), print the
+ *	decoder's length and capstone's, one line each: the tests compare
+ *	them with objdump's, so an encoding the decoder wrongly refuses
+ *	(length 0) is seen, which the other modes skip.
  *   x86len-check FILE...
  *	sweep every executable section of each ELF file the way elfpoints.c
  *	does, with capstone only, and check the decoder at every instruction
@@ -200,18 +205,43 @@ static int check_file(const char *path)
 	return r;
 }
 
+/* "--lengths": one line per instruction, "HEX: x86len N, capstone M". */
+static void lengths(int n, char **hex)
+{
+	for (int i = 0; i < n; i++) {
+		uint8_t b[32] = { 0 };
+		size_t len;
+
+		/* 3 characters a byte, 15 bytes at most: b holds them */
+		if (strlen(hex[i]) > 45) {
+			printf("%s: too long\n", hex[i]);
+			continue;
+		}
+		len = parse_hex_bytes(hex[i], b);
+		printf("%s: x86len %u, capstone %u\n", hex[i], x86len(b, len),
+		       cs_len(b, len, 0x1000));
+	}
+}
+
 int main(int argc, char **argv)
 {
 	int rc = 0;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: x86len-check --exhaustive | FILE...\n");
+		fprintf(stderr, "usage: x86len-check --exhaustive | "
+			"--lengths HEX... | FILE...\n");
 		return 2;
 	}
 	elf_version(EV_CURRENT);
 	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
 		return 2;
 	insn = cs_malloc(cs);
+	if (strcmp(argv[1], "--lengths") == 0) {
+		lengths(argc - 2, argv + 2);
+		cs_free(insn, 1);
+		cs_close(&cs);
+		return 0;
+	}
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--exhaustive") == 0)
 			exhaustive();
