@@ -387,6 +387,13 @@ fi
 expect "-o as the last argument: exact message, exit status 2" 2 "" \
 	"ukcov: error: option '-o' needs a value" "$U" print -o
 
+# The SHA-1 of an empty file (mmap() refuses length 0, so sha1.c hashes
+# it without): sha1sum's, uppercase, as the .symcov "binary-hash".
+: >empty.bin
+expect "sha1: an empty file hashes as sha1sum's" 0 \
+	"$(sha1sum <empty.bin | cut -d' ' -f1 | tr a-f A-F) empty.bin" "" \
+	"$BD/tests/sha1-check" empty.bin
+
 # An empty .sancov: no magic, so not a .sancov file (sancov-14 also
 # fails, exit status 1, "File too small (<8): 0"); not an I/O error.
 : >empty.sancov
