@@ -30,7 +30,7 @@ flags() {
     tools/*) echo "-std=gnu11 -D_GNU_SOURCE -Iinclude $(pkg-config --cflags libdw 2>/dev/null)" ;;
     tests/core/targets/*) echo "-std=gnu11 -Iinclude -Itests/core -DTARGET_HAS_CMP=1" ;;
     tests/core/*) echo "-std=gnu11 -Iinclude -Itests/core" ;;
-    tests/tool/fuzz/*|tests/tool/x86len_check.c) echo "-std=gnu11 -D_GNU_SOURCE -Iinclude -Itools" ;;
+    tests/tool/fuzz/*|tests/tool/x86len_check.c|tests/tool/sha1_check.c) echo "-std=gnu11 -D_GNU_SOURCE -Iinclude -Itools" ;;
     *) echo "-std=gnu11 -Iinclude" ;;
     esac
 }
@@ -39,7 +39,7 @@ if [ $# -gt 0 ]; then
     files=$*
 else
     files=$(ls lib/*.c tools/*.c tests/core/*.c tests/core/targets/*.c \
-        tests/tool/fuzz/*.c tests/tool/x86len_check.c tests/tool/src/*.c \
+        tests/tool/fuzz/*.c tests/tool/x86len_check.c tests/tool/sha1_check.c tests/tool/src/*.c \
         tests/install/*.c 2>/dev/null)
 fi
 

@@ -80,7 +80,12 @@ $(B)/tests/x86len-check: tests/tool/x86len_check.c $(X86LEN_CHECK_SRCS) $(TOOL_H
 	@mkdir -p $(dir $@)
 	$(CC) $(TOOL_CFLAGS) -Itools $< $(X86LEN_CHECK_SRCS) -lelf -lcapstone -o $@
 
+# tools/sha1.c on its own (tests/tool/sha1_check.c).
+$(B)/tests/sha1-check: tests/tool/sha1_check.c tools/sha1.c tools/sha1.h | $(B)
+	@mkdir -p $(dir $@)
+	$(CC) $(TOOL_CFLAGS) -Itools $< tools/sha1.c -lnettle -o $@
+
 .PHONY: tool-fuzz
 tool-fuzz: $(FUZZ_BINS)
 
-test-prep:: tools tool-fuzz $(B)/tests/x86len-check
+test-prep:: tools tool-fuzz $(B)/tests/x86len-check $(B)/tests/sha1-check

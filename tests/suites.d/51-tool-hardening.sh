@@ -381,6 +381,100 @@ else
 	bad "x86 fixture assembles" "$T/as.err"
 fi
 
+# ---- issue 20, second sample: the generated survivors (docs/TESTING.md) --
+# An option that needs a value, given last: a usage error, nothing read
+# past argv[argc].
+expect "-o as the last argument: exact message, exit status 2" 2 "" \
+	"ukcov: error: option '-o' needs a value" "$U" print -o
+
+# The SHA-1 of an empty file (mmap() refuses length 0, so sha1.c hashes
+# it without): sha1sum's, uppercase, as the .symcov "binary-hash".
+: >empty.bin
+expect "sha1: an empty file hashes as sha1sum's" 0 \
+	"$(sha1sum <empty.bin | cut -d' ' -f1 | tr a-f A-F) empty.bin" "" \
+	"$BD/tests/sha1-check" empty.bin
+
+# An empty .sancov: no magic, so not a .sancov file (sancov-14 also
+# fails, exit status 1, "File too small (<8): 0"); not an I/O error.
+: >empty.sancov
+expect "empty .sancov: too small, exit status 1 as sancov's" 1 "" \
+	"ukcov: error: empty.sancov: not a .sancov file: too small (0 bytes, the magic alone is 8)" \
+	"$U" print empty.sancov
+
+# trace: every point of a trace-points or caller-callee file is printed
+# (an address outside any module as itself).
+printf '<unknown> 0x1234\n<unknown> 0x10\n' >trace-points.7.sancov
+cp trace-points.7.sancov caller-callee.7.sancov
+expect "trace trace-points: index and point per line" 0 "0 0x1234
+1 0x10" "" "$U" trace trace-points.7.sancov
+expect "trace caller-callee: caller -> callee" 0 "0x1234 -> 0x10" "" \
+	"$U" trace caller-callee.7.sancov
+
+# A .symcov function whose points are not an object: an error, exit 1.
+printf '{"covered-points": [], "binary-hash": "", "point-symbol-info":\n{"f.c": {"fn": 5}}}\n' >fn.symcov
+expect ".symcov: a function's points not an object, exit status 1" 1 "" \
+	"ukcov: error: fn.symcov: line 2: expected an object of points for function fn" \
+	"$U" merge fn.symcov
+
+# push imm32 (68 id) is 5 bytes (objdump; Intel SDM PUSH).
+expect "x86len: push imm32 is 5 bytes" 0 "68 01 02 03 04: x86len 5" "" \
+	sh -c '"$0" --lengths "68 01 02 03 04" | sed "s/, capstone.*//"' "$XC"
+
+# missing: the points of BIN minus the .sancov's (the last argument is
+# the last read: a second, identical pass changes nothing).
+expect "missing BIN FILE.sancov FILE.sancov: the same points" 0 \
+	"$(comm -23 pts.all pts.cov)" "" "$U" missing pg good.sancov good.sancov
+
+# A source under a two-character component starting with '.' (".d"): it
+# is not "..", the path stays as compiled (lcov SF:, cobertura <source>,
+# the common directory without its '/').  Its uncovered regions are the
+# maximal runs of uncovered lines with points: u1's; u2's and u3's;
+# line 21 (a function's point is on its '{').
+mkdir -p sub/.d
+cat >sub/.d/r.c <<'EOF'
+int u1(int x)
+{
+	return x - 1;
+}
+int c1(int x)
+{
+	return x + 1;
+}
+int u2(int x)
+{
+	return x * 3;
+}
+int u3(int x)
+{
+	return x * 5;
+}
+int main(int argc, char **argv)
+{
+	(void)argv;
+	if (argc > 5)
+		return u1(argc) + u2(argc) + u3(argc);
+	return c1(argc) == 0;
+}
+EOF
+rm -rf rcov && mkdir rcov
+if clang -g -O0 -fsanitize-coverage=trace-pc-guard -fsanitize=address "$T/sub/.d/r.c" \
+	-o rbin 2>"$T/cc.err" &&
+	ASAN_OPTIONS=coverage=1:coverage_dir=rcov:detect_leaks=0 ./rbin >/dev/null 2>&1; then
+	cp rcov/rbin.*.sancov rbin.1.sancov
+	expect "a '.d' path component is kept: lcov SF:" 0 "$T/sub/.d/r.c" "" \
+		sh -c '"$0" lcov --no-skip-dead-files rbin rbin.1.sancov | sed -n "s/^SF://p"' "$U"
+	expect "cobertura <source>: the sources' directory, no '/'" 0 \
+		"    <source>$T/sub/.d</source>" "" \
+		sh -c '"$0" cobertura rbin rbin.1.sancov | grep "<source>"' "$U"
+	expect "report: the uncovered regions start at lines 2, 10, 21" 0 "L2 u1
+L10 u2
+L21 u3" "" sh -c '"$0" report -o rrep rbin rbin.1.sancov &&
+		grep -o "id=L[0-9]* .*id=u[0-9]*" rrep/f/*r.c.html |
+		sed "s/^id=\(L[0-9]*\) .*id=\(u[0-9]*\)$/\1 \2/"' "$U"
+else
+	bad "'.d' fixture builds and runs" "$T/cc.err"
+fi
+
 # ---- every binary built above: the sweep's decoder agrees with capstone --
 if "$TOP/tests/tool/x86len-all.sh" "$TOP/$B/tests/x86len-check" "$T" >"$T/xl.out" 2>&1; then
 	ok "x86len: lengths and point sets equal capstone's on this suite's binaries ($(tail -1 "$T/xl.out"))"
