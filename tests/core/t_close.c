@@ -340,7 +340,7 @@ static int fd_open(int fd)
 	return fcntl(fd, F_GETFD) != -1;
 }
 
-/* The child: fds 20, 40 (= the lowered soft RLIMIT_NOFILE) and 60
+/* The child: fds 10, 20, 40 (= the lowered soft RLIMIT_NOFILE) and 60
  * (above it) open, closefrom(10) without close_range.  Exit status: 0,
  * 1 no seccomp, 2 setup, else a bit per fd left open or wrongly
  * closed. */
@@ -350,7 +350,8 @@ static int closefrom_child(void)
 	struct rlimit rl;
 
 	if (null < 0 || null >= 10 || getrlimit(RLIMIT_NOFILE, &rl) != 0 ||
-	    rl.rlim_max < 64 || dup2(null, 20) != 20 || dup2(null, 40) != 40 ||
+	    rl.rlim_max < 64 || dup2(null, 10) != 10 ||
+	    dup2(null, 20) != 20 || dup2(null, 40) != 40 ||
 	    dup2(null, 60) != 60)
 		return 2;
 	rl.rlim_cur = 40;
@@ -363,6 +364,7 @@ static int closefrom_child(void)
 	bad |= fd_open(40) << 3;
 	bad |= fd_open(60) << 4;
 	bad |= !fd_open(null) << 5;
+	bad |= fd_open(10) << 6;
 	return bad;
 }
 
@@ -387,7 +389,8 @@ static void t_closefrom_no_close_range(const struct kc *k)
 	if (WEXITSTATUS(st) != 0)
 		FAIL("closefrom(10) without close_range: status 0x%x (4: fd 20 "
 		     "open, 8: fd 40 = the soft limit open, 16: fd 60 above it "
-		     "open, 32: fd < 10 closed, 2: setup)", WEXITSTATUS(st));
+		     "open, 32: fd < 10 closed, 64: fd 10 open, 2: setup)",
+		     WEXITSTATUS(st));
 }
 
 void register_close_tests(void)
