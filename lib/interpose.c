@@ -9,11 +9,14 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -336,16 +339,62 @@ UKCOV_EXPORT int close_range(unsigned first, unsigned last, int flags)
 	return ukcov__real_close_range(first, last, flags);
 }
 
+/* One getdents64 buffer of /proc/self/fd: close each fd >= lowfd but
+ * dfd.  Returns the bytes read (0 at the end, -1 on error). */
+static long close_listed(int dfd, int lowfd)
+{
+	char buf[1024] __attribute__((aligned(8)));
+	long n = syscall(SYS_getdents64, dfd, buf, sizeof(buf));
+
+	for (long off = 0; off < n;) {
+		/* struct linux_dirent64: ino, off, reclen, type, name */
+		unsigned short reclen;
+		const char *name = buf + off + 19;
+		long fd = 0;
+
+		memcpy(&reclen, buf + off + 16, sizeof(reclen));
+		if (reclen == 0)
+			return -1;
+		while (*name >= '0' && *name <= '9' && fd < 1L << 31)
+			fd = fd * 10 + (*name++ - '0');
+		if (*name == '\0' && name != buf + off + 19 && fd >= lowfd &&
+		    fd != dfd)
+			ukcov__real_close((int)fd);
+		off += reclen;
+	}
+	return n;
+}
+
+/* Kernels before 5.9 have no close_range.  A descriptor may sit at or
+ * above a lowered RLIMIT_NOFILE, so a loop to sysconf(_SC_OPEN_MAX)
+ * would leave it open; list /proc/self/fd instead, as glibc's
+ * __closefrom_fallback does.  procfs reads that directory by fd number
+ * (the position is the next fd), so closing while reading skips none. */
+static void closefrom_fallback(int lowfd)
+{
+	int dfd = ukcov__real_open("/proc/self/fd",
+				   O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+	struct rlimit rl;
+
+	if (dfd >= 0) {
+		while (close_listed(dfd, lowfd) > 0)
+			;
+		ukcov__real_close(dfd);
+		return;
+	}
+	/* No /proc: every fd the hard limit allowed (at most nr_open). */
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_max > INT_MAX)
+		rl.rlim_max = INT_MAX;
+	for (rlim_t fd = (rlim_t)lowfd; fd < rl.rlim_max; fd++)
+		ukcov__real_close((int)fd);
+}
+
 UKCOV_EXPORT void closefrom(int lowfd)
 {
-	int fd;
-
 	if (lowfd < 0)
 		lowfd = 0;
 	close_descs_in_range((unsigned)lowfd, ~0U);
 	if (ukcov__real_close_range((unsigned)lowfd, ~0U, 0) == 0)
 		return;
-	/* Kernels before 5.9: close what is open, one by one. */
-	for (fd = lowfd; fd < (int)sysconf(_SC_OPEN_MAX); fd++)
-		ukcov__real_close(fd);
+	closefrom_fallback(lowfd);
 }

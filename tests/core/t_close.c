@@ -9,9 +9,16 @@
  * that is the only way a Linux/NetBSD owner of a closed fd stops.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdlib.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -308,6 +315,84 @@ static void t_dup2_desc_over_desc(const struct kc *k)
 	on_own_thread(k, dup2_desc_over_desc, 0);
 }
 
+/* Make close_range answer ENOSYS, as a kernel before 5.9 does.  0, or
+ * -1 where there is no seccomp (qemu-user: EINVAL). */
+static int deny_close_range(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_close_range, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+	};
+	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0)
+		return -1;
+	return syscall(SYS_close_range, 50, 50, 0) == -1 && errno == ENOSYS
+		       ? 0 : -1;
+}
+
+static int fd_open(int fd)
+{
+	return fcntl(fd, F_GETFD) != -1;
+}
+
+/* The child: fds 10, 20, 40 (= the lowered soft RLIMIT_NOFILE) and 60
+ * (above it) open, closefrom(10) without close_range.  Exit status: 0,
+ * 1 no seccomp, 2 setup, else a bit per fd left open or wrongly
+ * closed. */
+static int closefrom_child(void)
+{
+	int null = open("/dev/null", O_RDWR), bad = 0;
+	struct rlimit rl;
+
+	if (null < 0 || null >= 10 || getrlimit(RLIMIT_NOFILE, &rl) != 0 ||
+	    rl.rlim_max < 64 || dup2(null, 10) != 10 ||
+	    dup2(null, 20) != 20 || dup2(null, 40) != 40 ||
+	    dup2(null, 60) != 60)
+		return 2;
+	rl.rlim_cur = 40;
+	if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return 2;
+	if (deny_close_range() != 0)
+		return 1;
+	closefrom(10);
+	bad |= fd_open(20) << 2;
+	bad |= fd_open(40) << 3;
+	bad |= fd_open(60) << 4;
+	bad |= !fd_open(null) << 5;
+	bad |= fd_open(10) << 6;
+	return bad;
+}
+
+/* closefrom() on a kernel without close_range (before 5.9) closes
+ * every fd from lowfd up, as glibc's does (it lists /proc/self/fd):
+ * also those at or above a soft RLIMIT_NOFILE lowered after they were
+ * opened, which a loop to sysconf(_SC_OPEN_MAX) would leave open. */
+static void t_closefrom_no_close_range(const struct kc *k)
+{
+	pid_t pid;
+	int st;
+
+	(void)k;
+	pid = fork();
+	CHECK_OK(pid);
+	if (pid == 0)
+		_exit(closefrom_child());
+	CHECK_EQ(waitpid(pid, &st, 0), pid);
+	CHECK(WIFEXITED(st));
+	if (WEXITSTATUS(st) == 1)
+		return;		/* no seccomp here: nothing to check */
+	if (WEXITSTATUS(st) != 0)
+		FAIL("closefrom(10) without close_range: status 0x%x (4: fd 20 "
+		     "open, 8: fd 40 = the soft limit open, 16: fd 60 above it "
+		     "open, 32: fd < 10 closed, 64: fd 10 open, 2: setup)",
+		     WEXITSTATUS(st));
+}
+
 void register_close_tests(void)
 {
 	reg_flavors("close.while_enabled", t_close_while_enabled, 0);
@@ -324,4 +409,6 @@ void register_close_tests(void)
 	reg_flavors("close.dup2_desc_over_desc", t_dup2_desc_over_desc, 0);
 	reg_flavors("close.close_range", t_close_range, 0);
 	reg_flavors("close.closefrom", t_closefrom, 0);
+	reg_one("close.closefrom_no_close_range", t_closefrom_no_close_range,
+		FL_LINUX, 1, 0);
 }

@@ -311,6 +311,28 @@ static void t_dump_pcs_lines(const struct kc *k)
 		     ", %" PRIx64 " in the dump", idx, pcs[0], pcs[1], pcs[2]);
 	CHECK(strstr(text, "\nend\n") != NULL);
 }
+
+/* ukcov_dump() of a CMP trace: one "cmp <idx|-> <offset> <type> <arg1>
+ * <arg2>" line per record (docs/FORMATS.md), each field separated by
+ * one space.  A hand-made record whose PC lies in no module: its line
+ * is exact, with "-" and the absolute PC - 1. */
+static void t_dump_cmp_lines(const struct kc *k)
+{
+	uint64_t buf[1 + 4] = { 1, SZ(2) | CONST, 0xf1f2, 0x82, 0x11 };
+	char text[1 << 16];
+	int out = memfd_create("dump", 0);
+	ssize_t len;
+
+	(void)k;
+	CHECK_OK(out);
+	CHECK_OK(ukcov_dump(out, buf, 5, UKCOV_DUMP_CMP));
+	len = pread(out, text, sizeof(text) - 1, 0);
+	CHECK(len > 0 && (size_t)len < sizeof(text) - 1);
+	text[len] = '\0';
+	if (!strstr(text, "\ncmp - 10 5 f1f2 82\n"))
+		FAIL("no exact line \"cmp - 10 5 f1f2 82\" in the dump");
+	close(out);
+}
 #endif
 
 void register_format_tests(void)
@@ -333,5 +355,6 @@ void register_format_tests(void)
 #ifndef CORE_PRELOAD
 	reg_one("format.dump_pcs_lines", t_dump_pcs_lines, FL_LINUX, 1,
 		NEED_NATIVE);
+	reg_one("format.dump_cmp_lines", t_dump_cmp_lines, FL_LINUX, 1, 0);
 #endif
 }

@@ -674,6 +674,55 @@ if [ -x "$E/feat-shared" ]; then
     fi
 fi
 
+# ---- what a user reads of a small run (issue 20's survivors) ----
+# A three-PC program: its .sancov offsets come out sorted and unique
+# however the pcset handed them over (the heapsort's last right child
+# counts); verbosity=1 names each file written and its PC count, and
+# verbosity=0 (the default) says nothing; coverage_caller_callee=1 on a
+# program with no indirect-calls instrumentation writes no
+# caller-callee file (compiler-rt writes none either).
+V=$T/small
+mkdir -p "$V"
+chmod 755 "$V"
+cat >"$V/three.c" <<'SRC'
+__attribute__((noinline)) int f1(int x) { return x + 1; }
+__attribute__((noinline)) int f2(int x) { return x + 2; }
+int main(void) { return f1(f2(0)) == 12345; }
+SRC
+if build small-build clang -O1 -fsanitize-coverage=trace-pc-guard -c "$V/three.c" -o "$V/three.o" &&
+   build small-build clang "$V/three.o" $SHARED -o "$V/three"; then
+    rm -rf "$V/o" && mkdir "$V/o"
+    UKCOV_OPTIONS="coverage=1:coverage_dir=$V/o:verbosity=1" "$V/three" >"$V/out" 2>"$V/err"
+    rc=$?
+    set -- "$V/o"/three.*.sancov
+    pid=${1##*/three.}
+    pid=${pid%.sancov}
+    if [ $rc -eq 0 ] && [ -f "$1" ] && [ "$(wc -c <"$1")" -eq 32 ] && sancov_well_formed "$1"; then
+        ok "small-three-pcs-sorted"
+    else
+        bad "small-three-pcs-sorted" "rc $rc $(od -An -tu8 -j8 -w8 -v "$1" | tr -s ' \n' ' ')"
+    fi
+    if [ "$(cat "$V/err")" = "ukcov: three.$pid.sancov: 3 PCs written" ]; then
+        ok "small-verbosity-1-names-the-file"
+    else
+        bad "small-verbosity-1-names-the-file" "$(head -c 200 "$V/err")"
+    fi
+    rm -rf "$V/o" && mkdir "$V/o"
+    UKCOV_OPTIONS="coverage=1:coverage_dir=$V/o:verbosity=0" "$V/three" >"$V/out" 2>"$V/err"
+    if [ ! -s "$V/err" ] && ls "$V/o" | grep -q '^three\.[0-9]*\.sancov$'; then
+        ok "small-verbosity-0-silent"
+    else
+        bad "small-verbosity-0-silent" "$(head -c 200 "$V/err")"
+    fi
+    rm -rf "$V/o" && mkdir "$V/o"
+    UKCOV_OPTIONS="coverage_caller_callee=1:coverage_dir=$V/o" "$V/three" >"$V/out" 2>"$V/err"
+    if [ -z "$(ls "$V/o")" ] && [ ! -s "$V/err" ]; then
+        ok "small-no-indirect-calls-no-caller-callee-file"
+    else
+        bad "small-no-indirect-calls-no-caller-callee-file" "$(ls "$V/o") $(head -c 200 "$V/err")"
+    fi
+fi
+
 # ---- caller-callee pairs and basic-block traces (sancov_trace.c) ----
 # Checked against nm and objdump of the binaries (tests/sancov/bbcheck.py),
 # not against ukcov.
