@@ -490,6 +490,44 @@ static void t_section_waits_for_writer(const struct kc *k)
 	registry_gone();
 }
 
+/* The module-table file a collector names (UKCOV_REMOTE_MODULES) is
+ * created by the first feeder that writes to it, mode 0600 whatever
+ * the umask: it holds the feeder's memory layout.  Its lines are that
+ * feeder's (pid). */
+static void t_remote_modules_created_private(const struct kc *k)
+{
+	char mods[160], want[32], line[256];
+	uint64_t *buf, h = USB(0x73);
+	int fd = kc_setup(k, KC_ENTRIES, &buf);
+	struct stat st;
+	struct peer f;
+	FILE *fp;
+
+	registry_private();
+	CHECK_OK(chmod(rdir, 0777));
+	snprintf(mods, sizeof(mods), "%s/feeders.mods", rdir);
+	setenv("UKCOV_REMOTE_MODULES", mods, 1);
+	CHECK_OK(remote_enable1(k, fd, h));
+	unsetenv("UKCOV_REMOTE_MODULES");
+	umask(0);
+	if (peer_fork(&f) == 0) {
+		sections(h, target_leaf, 1);
+		_exit(rec_count(buf) == 1 ? 0 : 7);
+	}
+	expect_exit0(f.pid);
+	CHECK_OK(stat(mods, &st));
+	CHECK_EQ(st.st_mode & 07777, 0600);
+	snprintf(want, sizeof(want), "M %d ", (int)f.pid);
+	fp = fopen(mods, "r");
+	CHECK(fp != NULL);
+	CHECK(fgets(line, sizeof(line), fp) != NULL);
+	fclose(fp);
+	CHECK(strncmp(line, want, strlen(want)) == 0);
+	kc_disable_ok(k, fd);
+	unlink(mods);
+	registry_gone();
+}
+
 /* ---- issue 16: root and the user's XDG_RUNTIME_DIR ---- */
 
 /* A runtime directory of another user is not used: the registry goes
@@ -808,6 +846,8 @@ void register_registry_tests(void)
 		  FL_LINUX, 0 },
 		{ "registry.dead_writer_repaired", t_dead_writer_repaired,
 		  FL_LINUX, 0 },
+		{ "registry.remote_modules_created_private",
+		  t_remote_modules_created_private, FL_LINUX, 0 },
 		{ "registry.section_waits_for_writer",
 		  t_section_waits_for_writer, FL_LINUX, 0 },
 		{ "registry.xdg_not_mine", t_xdg_not_mine, FL_LINUX, 0 },

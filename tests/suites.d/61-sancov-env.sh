@@ -102,6 +102,16 @@ done
 [ "$(wc -l <"$D/err")" -eq 2 ] && ok env-symlink-two-lines-in-all ||
     bad env-symlink-two-lines-in-all "$(tr '\n' '|' <"$D/err")"
 
+# A file the runtime creates by a name from the environment is 0600
+# whatever the umask: the module table is the process's memory layout.
+rm -f "$D/mods.new"
+(umask 000 && UKCOV_MODULES="$D/mods.new" "$D/prog" seq >/dev/null 2>&1)
+if [ "$(stat -c %a "$D/mods.new" 2>/dev/null)" = 600 ] && grep -q '^M ' "$D/mods.new"; then
+    ok env-file-created-0600
+else
+    bad env-file-created-0600 "$(ls -l "$D/mods.new" 2>&1)"
+fi
+
 # ---- 3. AT_SECURE: no environment, no takeover ----------------------
 # Run as root, a copy owned by nobody with the set-user-ID bit has
 # euid != ruid: the kernel sets AT_SECURE.  Its control is the same
