@@ -354,12 +354,16 @@ static int enable(struct session *s)
 }
 
 /* UKCOV_TREE=MODE,ENTRIES,BITMAP_WORDS,THREADS,DIR: what every other
- * process of the tree records, and where (lib/tree.c). */
+ * process of the tree records, and where (lib/tree.c).  The numbers
+ * are zero-padded to a fixed width, so that the environment, and with
+ * it the stack the program starts on, has the same size whatever the
+ * mode and sizes: two runs compared point for point (unique against a
+ * full trace) must run the same program in the same layout. */
 static void tree_setenv(const struct session *s)
 {
 	char *v;
 
-	if (asprintf(&v, "%d,%zu,%llu,%d,%s", s->cmp ? 2 : 1, s->words,
+	if (asprintf(&v, "%d,%010zu,%010llu,%d,%s", s->cmp ? 2 : 1, s->words,
 		     (unsigned long long)s->bitmap, s->all_threads ? 1 : 0,
 		     s->tree) < 0)
 		return;
