@@ -628,6 +628,41 @@ static void t_noproc_said_and_exclusive(const struct kc *k)
 	registry_gone();
 }
 
+/* Without /proc a collector killed while registered is found dead by
+ * kill(pid, 0) alone (ESRCH), and the next collector of its handle
+ * takes the handle over; an exclusive registry must not keep a dead
+ * process's handle forever. */
+static void t_noproc_dead_taken_over(const struct kc *k)
+{
+	char aerr[160], berr[160];
+	uint64_t *abuf, *bbuf, h = USB(0x62);
+	int afd = kc_setup(k, KC_ENTRIES, &abuf);
+	int bfd = kc_setup(k, KC_ENTRIES, &bbuf);
+	struct peer a, b;
+
+	if (geteuid() != 0)
+		return;		/* mounting needs root (CAP_SYS_ADMIN) */
+	registry_private();
+	snprintf(aerr, sizeof(aerr), "%s/a.err", rdir);
+	snprintf(berr, sizeof(berr), "%s/b.err", rdir);
+	if (peer_fork(&a) == 0)
+		noproc_collector(k, afd, h, &a, aerr);
+	peer_wait(&a);
+	CHECK_OK(kill(a.pid, SIGKILL));
+	CHECK(WIFSIGNALED(wait_status(a.pid)));
+	CHECK_EQ(rf_header().used, 1);		/* A's registration stays */
+	if (peer_fork(&b) == 0) {
+		stderr_to(berr);
+		if (hide_proc() != 0)
+			_exit(4);
+		_exit(remote_enable1(k, bfd, h) == 0 ? 0 : 5);
+	}
+	expect_exit0(b.pid);
+	unlink(aerr);
+	unlink(berr);
+	registry_gone();
+}
+
 /* ---- issue 16: a full tmpfs ---- */
 
 static long op_leaf_section(void *p)
@@ -854,6 +889,8 @@ void register_registry_tests(void)
 		{ "registry.full_tmpfs", t_full_tmpfs, FL_LINUX, 0 },
 		{ "registry.noproc_said_and_exclusive",
 		  t_noproc_said_and_exclusive, FL_LINUX, 0 },
+		{ "registry.noproc_dead_taken_over", t_noproc_dead_taken_over,
+		  FL_LINUX, 0 },
 		{ "registry.probe_past_deleted", t_probe_past_deleted,
 		  FL_LINUX, 0 },
 		{ "registry.exit_keeps_others", t_exit_keeps_others, FL_LINUX,
