@@ -22,3 +22,24 @@ summary() {
     echo "$pass passed, $fail failed"
     [ "$fail" -eq 0 ]
 }
+# run_core DIR PREFIX VARIANT [ENV...]: one core test binary (tests/core)
+# run with the environment ENV; its tests count one by one, its lines
+# are printed with PREFIX before the variant's name.
+run_core() {
+    rc_dir=$1 rc_pfx=$2 rc_variant=$3
+    shift 3
+    if [ ! -x "$rc_dir/$rc_variant" ]; then
+        bad "$rc_pfx$rc_variant" "$rc_dir/$rc_variant not built (make B=$B test-prep)"
+        return
+    fi
+    env "$@" "$rc_dir/$rc_variant" --prefix "$rc_pfx$rc_variant/" >"$T/$rc_variant.out" 2>&1
+    grep -v -E '^[0-9]+ passed, [0-9]+ failed$' "$T/$rc_variant.out"
+    rc_line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$T/$rc_variant.out" | tail -n 1)
+    if [ -z "$rc_line" ]; then
+        bad "$rc_pfx$rc_variant" "no summary line (crashed?)"
+        return
+    fi
+    set -- $rc_line
+    pass=$((pass + $1))
+    fail=$((fail + $3))
+}

@@ -589,6 +589,38 @@ static void noproc_collector(const struct kc *k, int fd, uint64_t h,
 	_exit(kc_disable(k, fd) == 0 ? 0 : 3);
 }
 
+/* Two collectors of h without /proc, in a private registry: A (a
+ * noproc_collector, enabled when this returns) and the error files of
+ * both, whose paths go to aerr and berr. */
+static void noproc_start_a(const struct kc *k, int afd, uint64_t h,
+			   struct peer *a, char *aerr, char *berr)
+{
+	registry_private();
+	snprintf(aerr, 160, "%s/a.err", rdir);
+	snprintf(berr, 160, "%s/b.err", rdir);
+	if (peer_fork(a) == 0)
+		noproc_collector(k, afd, h, a, aerr);
+	peer_wait(a);
+}
+
+/* B, without /proc, enables h: it must exit 0 when the enable gives
+ * want_errno (0: success). */
+static void noproc_b_enables(const struct kc *k, int bfd, uint64_t h,
+			     const char *berr, int want_errno)
+{
+	struct peer b;
+
+	if (peer_fork(&b) == 0) {
+		stderr_to(berr);
+		if (hide_proc() != 0)
+			_exit(4);
+		if (remote_enable1(k, bfd, h) == 0)
+			_exit(want_errno == 0 ? 0 : 5);
+		_exit(errno == want_errno ? 0 : 5);
+	}
+	expect_exit0(b.pid);
+}
+
 /* Without /proc no process can open another's collector: each says so
  * once, and two collectors still cannot register one handle (liveness
  * by kill(pid, 0); before, a collector whose /proc/<pid>/stat could
@@ -599,24 +631,12 @@ static void t_noproc_said_and_exclusive(const struct kc *k)
 	uint64_t *abuf, *bbuf, h = USB(0x61);
 	int afd = kc_setup(k, KC_ENTRIES, &abuf);
 	int bfd = kc_setup(k, KC_ENTRIES, &bbuf);
-	struct peer a, b;
+	struct peer a;
 
 	if (geteuid() != 0)
 		return;		/* mounting needs root (CAP_SYS_ADMIN) */
-	registry_private();
-	snprintf(aerr, sizeof(aerr), "%s/a.err", rdir);
-	snprintf(berr, sizeof(berr), "%s/b.err", rdir);
-	if (peer_fork(&a) == 0)
-		noproc_collector(k, afd, h, &a, aerr);
-	peer_wait(&a);
-	if (peer_fork(&b) == 0) {
-		stderr_to(berr);
-		if (hide_proc() != 0)
-			_exit(4);
-		_exit(remote_enable1(k, bfd, h) == -1 && errno == EEXIST
-			      ? 0 : 5);
-	}
-	expect_exit0(b.pid);
+	noproc_start_a(k, afd, h, &a, aerr, berr);
+	noproc_b_enables(k, bfd, h, berr, EEXIST);
 	peer_tell(&a);
 	expect_exit0(a.pid);
 	CHECK_EQ(count_in_file(aerr, "/proc is not mounted"), 1);
@@ -638,26 +658,15 @@ static void t_noproc_dead_taken_over(const struct kc *k)
 	uint64_t *abuf, *bbuf, h = USB(0x62);
 	int afd = kc_setup(k, KC_ENTRIES, &abuf);
 	int bfd = kc_setup(k, KC_ENTRIES, &bbuf);
-	struct peer a, b;
+	struct peer a;
 
 	if (geteuid() != 0)
 		return;		/* mounting needs root (CAP_SYS_ADMIN) */
-	registry_private();
-	snprintf(aerr, sizeof(aerr), "%s/a.err", rdir);
-	snprintf(berr, sizeof(berr), "%s/b.err", rdir);
-	if (peer_fork(&a) == 0)
-		noproc_collector(k, afd, h, &a, aerr);
-	peer_wait(&a);
+	noproc_start_a(k, afd, h, &a, aerr, berr);
 	CHECK_OK(kill(a.pid, SIGKILL));
 	CHECK(WIFSIGNALED(wait_status(a.pid)));
 	CHECK_EQ(rf_header().used, 1);		/* A's registration stays */
-	if (peer_fork(&b) == 0) {
-		stderr_to(berr);
-		if (hide_proc() != 0)
-			_exit(4);
-		_exit(remote_enable1(k, bfd, h) == 0 ? 0 : 5);
-	}
-	expect_exit0(b.pid);
+	noproc_b_enables(k, bfd, h, berr, 0);
 	unlink(aerr);
 	unlink(berr);
 	registry_gone();

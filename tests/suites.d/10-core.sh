@@ -7,24 +7,9 @@
 . tests/lib.sh
 D=$B/tests/core
 
-# run VARIANT [ENV...]: one test binary; its tests count one by one.
+# run VARIANT [ENV...]: one test binary (tests/lib.sh run_core).
 run() {
-    variant=$1
-    shift
-    if [ ! -x "$D/$variant" ]; then
-        bad "$variant" "$D/$variant not built (make B=$B test-prep)"
-        return
-    fi
-    env "$@" "$D/$variant" --prefix "$variant/" >"$T/$variant.out" 2>&1
-    grep -v -E '^[0-9]+ passed, [0-9]+ failed$' "$T/$variant.out"
-    line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$T/$variant.out" | tail -n 1)
-    if [ -z "$line" ]; then
-        bad "$variant" "no summary line (crashed?)"
-        return
-    fi
-    set -- $line
-    pass=$((pass + $1))
-    fail=$((fail + $3))
+    run_core "$D" "" "$@"
 }
 
 # The LD_PRELOAD programs bring nothing of ukcov themselves.

@@ -68,22 +68,14 @@ done
 [ $arch_ok = 1 ] && ok "aarch64/build: libukcov.so.0 and the tests are aarch64 ELF" ||
 	bad "aarch64/build" "not aarch64: $(file -L "$AB/libukcov.so.0" "$D/core-gcc")"
 
-# run VARIANT [ENV...]: one test binary under qemu, its tests counted.
+# run VARIANT [ENV...]: one test binary under qemu (tests/lib.sh run_core),
+# without the tests named above.
 run() {
 	variant=$1
 	shift
 	skip=$QEMU_SKIP
 	case $variant in preload-*) skip=$skip,hostile.exec_forged,hostile.exec_unsealed ;; esac
-	env CORE_SKIP=$skip "$@" "$D/$variant" --prefix "aarch64/$variant/" >"$T/$variant.out" 2>&1
-	grep -v -E '^[0-9]+ passed, [0-9]+ failed$' "$T/$variant.out"
-	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$T/$variant.out" | tail -n 1)
-	if [ -z "$line" ]; then
-		bad "aarch64/$variant" "no summary line (crashed?)"
-		return
-	fi
-	set -- $line
-	pass=$((pass + $1))
-	fail=$((fail + $3))
+	run_core "$D" aarch64/ "$variant" CORE_SKIP=$skip "$@"
 }
 
 preload=$(cd "$AB" && pwd)/libukcov.so.0
