@@ -33,9 +33,15 @@ struct report {
 	struct rep_file *files;
 	size_t nfiles, capfiles;
 	struct cov_stats totals;	/* as `ukcov stats` counts them */
+	bool blocks;		/* lines and functions from basic blocks
+				 * (lines.h): a line's "points" are the
+				 * blocks holding it, "covered" those that
+				 * ran; else from the points on it */
 };
 
 void report_build(const struct symcov *sc, struct report *r);
+/* The file named path, or NULL. */
+struct rep_file *report_file(const struct report *r, const char *path);
 void report_free(struct report *r);
 
 /* How reports read sources and what they say about their origin. */

@@ -327,6 +327,7 @@ static int make_cov_opts(const struct options *o, struct cov_opts *co)
 	co->skip_dead = o->skip_dead;
 	co->strip_prefix = o->strip_prefix;
 	co->need_hash = o->need_hash;
+	co->model = o->model;
 	co->dflt = o->default_ignorelist ? ignorelist_default() : NULL;
 	if (o->ignorelist && !(co->user = ignorelist_load(o->ignorelist))) {
 		ignorelist_free(co->dflt);
