@@ -166,6 +166,31 @@ static size_t first_block_after(const struct blkvec *bv, uint64_t a)
 	return lo;
 }
 
+/* The line of an out-of-line function's definition takes the state of
+ * its entry block, as gcov counts the line of a function's name with
+ * its calls (the line table gives it no row of its own when the name
+ * and the opening brace are on different lines). */
+static void add_decl_line(struct lb *b, Dwarf_Die *die, const char *file,
+			  uint32_t line)
+{
+	Dwarf_Addr entry;
+	size_t k;
+	const struct blk *bk;
+
+	if (!line || dwarf_entrypc(die, &entry) != 0)
+		return;
+	k = first_block_after(&b->blocks, entry + b->bias);
+	if (k >= b->blocks.n)
+		return;
+	bk = &b->blocks.v[k];
+	if (bk->lo > entry + b->bias || bk->state == BLK_UNKNOWN)
+		return;
+	b->out->lines = grow(b->out->lines, &b->out->caplines, b->out->nlines,
+			     sizeof(*b->out->lines));
+	b->out->lines[b->out->nlines++] = (struct sm_line){
+		file, line, 1, bk->state == BLK_RAN };
+}
+
 /* One instance of a function: its key and the blocks in its ranges. */
 static void add_instance(struct lb *b, Dwarf_Die *die)
 {
@@ -191,6 +216,8 @@ static void add_instance(struct lb *b, Dwarf_Die *die)
 	b->out->fns[b->out->nfns++] = (struct sm_fn){ file, name,
 						      decl_line(die), nb,
 						      nran };
+	if (dwarf_tag(die) == DW_TAG_subprogram)
+		add_decl_line(b, die, file, decl_line(die));
 }
 
 /* The inlined instances below die (through lexical blocks). */
@@ -278,6 +305,19 @@ struct lfacts {
 	size_t n, cap;
 };
 
+/* Does the row [lo, hi) hold code of block bk?  It does if it meets
+ * the block's marked part, or starts inside the block: a row that
+ * starts at the coverage call is the call's own line (gcc -O2 puts an
+ * inlined block's first line there); one that only runs on into it
+ * from before is the previous statement's. */
+static bool row_marks(const struct blk *bk, uint64_t lo, uint64_t hi)
+{
+	uint64_t a = lo > bk->lo ? lo : bk->lo;
+	uint64_t e = hi < bk->mark_hi ? hi : bk->mark_hi;
+
+	return a < e || (lo >= bk->lo && lo < bk->hi);
+}
+
 static void row_facts(struct lb *b, const char *file, uint32_t line,
 		      uint64_t lo, uint64_t hi, struct lfacts *fv)
 {
@@ -285,7 +325,7 @@ static void row_facts(struct lb *b, const char *file, uint32_t line,
 	     k < b->blocks.n && b->blocks.v[k].lo < hi; k++) {
 		const struct blk *bk = &b->blocks.v[k];
 
-		if (bk->mark_hi <= lo || bk->state == BLK_UNKNOWN)
+		if (bk->state == BLK_UNKNOWN || !row_marks(bk, lo, hi))
 			continue;
 		fv->v = grow(fv->v, &fv->cap, fv->n, sizeof(*fv->v));
 		fv->v[fv->n++] = (struct lfact){ file, line, (uint32_t)k };
