@@ -323,6 +323,34 @@ void report_build(const struct symcov *sc, struct report *r)
 	symcov_stats(sc, &r->totals);
 }
 
+void report_sums(const struct report *r, struct report_sums *s)
+{
+	memset(s, 0, sizeof(*s));
+	for (size_t i = 0; i < r->nfiles; i++) {
+		const struct rep_file *f = &r->files[i];
+
+		s->lines += f->nlines;
+		s->lines_hit += f->lines_hit;
+		s->fns += f->nfns;
+		s->fns_hit += f->fns_hit;
+		for (size_t k = 0; k < f->nfns; k++)
+			s->fns_no_points += !f->fns[k].points;
+	}
+}
+
+void report_print_totals(const struct symcov *sc, struct strbuf *sb)
+{
+	struct report r;
+	struct report_sums s;
+
+	report_build(sc, &r);
+	report_sums(&r, &s);
+	sb_printf(sb, "all-lines: %zu\ncov-lines: %zu\nall-source-functions: "
+		  "%zu\ncov-source-functions: %zu\nno-points-functions: %zu\n",
+		  s.lines, s.lines_hit, s.fns, s.fns_hit, s.fns_no_points);
+	report_free(&r);
+}
+
 void report_free(struct report *r)
 {
 	for (size_t i = 0; i < r->nfiles; i++) {

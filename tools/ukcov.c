@@ -295,6 +295,7 @@ static int parse_args(int argc, char **argv, struct options *o,
 		}
 		if (c) {
 			*cmd = c;
+			o->sancov_spelling = a[0] == '-';
 		} else if (a[0] == '-' && a[1]) {
 			if ((r = parse_option(o, argc, argv, &i)))
 				return r;
