@@ -1,0 +1,31 @@
+/* tests/lines/lines.c -- 73-lines.sh runs it as `lines 3`. */
+#include <assert.h>
+#include <stdlib.h>
+#include "inl.h"
+
+int cold_file(int n);
+
+__attribute__((noinline)) int both(int a, int b)
+{
+	int r = 0;
+
+	if (a && b)
+		r = 1;
+	return r;
+}
+
+int main(int argc, char **argv)
+{
+	int n = argc > 1 ? atoi(argv[1]) : 0;
+	int s = 0;
+
+	assert(n >= 0);
+	for (int i = 0; i < n; i++) {
+		s += twice(i);
+		s ^= i;
+	}
+	s += both(argc > 5, n);
+	if (argc > 5)
+		s += cold_file(n);
+	return s == 12345;
+}
