@@ -393,6 +393,8 @@ static void lines_from_facts(struct lb *b, struct lfacts *fv)
 {
 	struct srcmodel *sm = b->out;
 
+	if (!fv->n)
+		return;
 	qsort(fv->v, fv->n, sizeof(*fv->v), cmp_lfact);
 	for (size_t i = 0; i < fv->n; i++) {
 		const struct lfact *f = &fv->v[i];
