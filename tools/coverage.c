@@ -262,7 +262,8 @@ static bool model_keep(void *arg, const char *file, const char *func)
 /* The model of one binary; without one (no DWARF, a machine whose code
  * is not decoded) the report keeps the point model. */
 static void build_model(struct builder *b, struct sym_module *m,
-			const struct pcvec *pts, const struct pcvec *covered)
+			const char *binary, const struct pcvec *pts,
+			const struct pcvec *covered)
 {
 	struct sm_hooks h = { model_file, model_keep, b };
 	struct srcmodel *sm = xcalloc(1, sizeof(*sm));
@@ -271,6 +272,9 @@ static void build_model(struct builder *b, struct sym_module *m,
 		free(sm);
 		return;
 	}
+	if (sm->truncated)
+		msg_warn("%s: its DWARF claims the same code many times over: "
+			 "its lines and functions are incomplete", binary);
 	b->sc->model = sm;
 }
 
@@ -356,7 +360,7 @@ int symcov_from_binary(const char *binary, const struct pcvec *covered,
 	symbolize_points(m, &job.pts, &fr);
 	build(&b, &job.pts, covered, &fr);
 	if (o->model)
-		build_model(&b, m, &job.pts, covered);
+		build_model(&b, m, binary, &job.pts, covered);
 	sym_close(m);
 	free(fr.f);
 	free(fr.first);

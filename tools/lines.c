@@ -44,6 +44,9 @@ struct lb {
 	bool cu_has_points;	/* the unit being decoded was instrumented */
 	bool *instrumented;	/* per unit, in dwfl_module_nextcu order */
 	size_t ncus;
+	uint64_t decoded, max_decoded;	/* bytes of code decoded */
+	size_t visits, max_visits;	/* blocks looked at for rows and
+					 * functions */
 };
 
 static void *grow(void *v, size_t *cap, size_t n, size_t sz)
@@ -191,6 +194,18 @@ static void add_decl_line(struct lb *b, Dwarf_Die *die, const char *file,
 		file, line, 1, bk->state == BLK_RAN };
 }
 
+/*
+ * Work is bounded whatever the DWARF says.  Real units have about one
+ * block per row and per inlined range; DWARF whose subprograms, inlined
+ * copies or rows all claim the whole text would make the walks
+ * quadratic.  Past the budget the model stops counting and says it is
+ * truncated.
+ */
+static bool within_budget(struct lb *b)
+{
+	return ++b->visits <= b->max_visits;
+}
+
 /* One instance of a function: its key and the blocks in its ranges. */
 static void add_instance(struct lb *b, Dwarf_Die *die)
 {
@@ -206,7 +221,8 @@ static void add_instance(struct lb *b, Dwarf_Die *die)
 	die_ranges(b, die);
 	for (size_t i = 0; i < b->nrg; i++)
 		for (size_t k = first_block_after(&b->blocks, b->rg[i].lo);
-		     k < b->blocks.n && b->blocks.v[k].lo < b->rg[i].hi;
+		     k < b->blocks.n && b->blocks.v[k].lo < b->rg[i].hi &&
+		     within_budget(b);
 		     k++) {
 			nb += b->blocks.v[k].state != BLK_UNKNOWN;
 			nran += b->blocks.v[k].state == BLK_RAN;
@@ -252,6 +268,15 @@ static bool has_point(const struct pcvec *pv, const struct addr_range *r)
 	return lo < pv->n && pv->v[lo] < r->hi;
 }
 
+/* Each byte of code is decoded once in sane DWARF: allow four times
+ * the code, counted over the ranges of each subprogram. */
+static bool decode_budget(struct lb *b)
+{
+	for (size_t i = 0; i < b->nrg; i++)
+		b->decoded += b->rg[i].hi - b->rg[i].lo;
+	return b->decoded <= b->max_decoded;
+}
+
 /* Decode each subprogram with code among the children of die (CU,
  * namespaces, classes), or, in the second pass, add its instances. */
 static void each_subprogram(struct lb *b, Dwarf_Die *die, int depth,
@@ -287,7 +312,8 @@ static void each_subprogram(struct lb *b, Dwarf_Die *die, int depth,
 			b->cu_has_points = has_point(b->points, &b->rg[i]);
 		entry = dwarf_entrypc(&c, &entry) == 0 ? entry + b->bias
 						       : b->rg[0].lo;
-		if (blocks_function(b->scratch, &b->cm, b->rg, b->nrg, entry,
+		if (!decode_budget(b) ||
+		    blocks_function(b->scratch, &b->cm, b->rg, b->nrg, entry,
 				    b->points, b->covered, &b->blocks) < 0)
 			b->out->undecoded++;
 	} while (dwarf_siblingof(&c, &c) == 0);
@@ -322,7 +348,8 @@ static void row_facts(struct lb *b, const char *file, uint32_t line,
 		      uint64_t lo, uint64_t hi, struct lfacts *fv)
 {
 	for (size_t k = first_block_after(&b->blocks, lo);
-	     k < b->blocks.n && b->blocks.v[k].lo < hi; k++) {
+	     k < b->blocks.n && b->blocks.v[k].lo < hi && within_budget(b);
+	     k++) {
 		const struct blk *bk = &b->blocks.v[k];
 
 		if (bk->state == BLK_UNKNOWN || !row_marks(bk, lo, hi))
@@ -457,6 +484,8 @@ int srcmodel_build(struct sym_module *m, const struct pcvec *points,
 		free(b.cm.segs);
 		return -1;
 	}
+	for (size_t i = 0; i < b.cm.nsegs; i++)
+		b.max_decoded += 4 * (uint64_t)b.cm.segs[i].size;
 	b.scratch = blk_scratch_new();
 	/* Units without a point (the uninstrumented runtime, libraries
 	 * built without coverage) are not part of the report. */
@@ -469,6 +498,7 @@ int srcmodel_build(struct sym_module *m, const struct pcvec *points,
 	}
 	if (b.blocks.n > 1)
 		qsort(b.blocks.v, b.blocks.n, sizeof(*b.blocks.v), cmp_blk);
+	b.max_visits = 64 * b.blocks.n + (1u << 20);
 	for (size_t i = 0;
 	     (cu = dwfl_module_nextcu(sym_dwfl_module(m), cu, &cubias)); i++) {
 		if (i >= b.ncus || !b.instrumented[i])
@@ -479,6 +509,8 @@ int srcmodel_build(struct sym_module *m, const struct pcvec *points,
 	free(b.instrumented);
 	lines_from_facts(&b, &fv);
 	unique_files(out);
+	out->truncated = b.decoded > b.max_decoded ||
+			 b.visits > b.max_visits;
 	free(fv.v);
 	free(b.blocks.v);
 	free(b.cm.segs);
@@ -513,4 +545,5 @@ void srcmodel_append(struct srcmodel *dst, const struct srcmodel *src,
 		dst->files[dst->nfiles++] = add(arg, src->files[i]);
 	}
 	dst->undecoded += src->undecoded;
+	dst->truncated |= src->truncated;
 }

@@ -37,6 +37,8 @@ struct srcmodel {
 	const char **files;	/* files with line-table rows in code */
 	size_t nfiles, capfiles;
 	size_t undecoded;	/* functions whose code was not decoded */
+	bool truncated;		/* the DWARF claimed the same code over
+				 * and over: the work bound cut it short */
 };
 
 /* How the model names files, and what it leaves out. */
