@@ -23,7 +23,7 @@
  * the code generators split off instrumented ones.  A block still
  * unknown (unreachable in the static CFG, e.g. code after a noreturn
  * call) marks no line.  Indirect jumps (jump tables) are given every
- * block that no direct edge reaches as successors.
+ * block that the direct edges do not reach from the entry as successors.
  */
 #include "blocks.h"
 #include "x86len.h"
@@ -43,6 +43,8 @@ struct insn {
 	uint64_t addr, target;
 	uint8_t len, kind;
 	bool leader, cov_call, guard_setup;
+	bool split;	/* a leader only because a coverage call ends the
+			 * block before: no jump lands here */
 };
 
 struct blk_scratch {
@@ -247,6 +249,9 @@ static bool decode_range(struct blk_scratch *s, const struct code_map *cm,
 		in->len = (uint8_t)n;
 		in->kind = (uint8_t)classify_insn(p, n, a, &in->target);
 		in->leader = after_break;
+		in->split = after_break && s->nin > 1 &&
+			    s->in[s->nin - 2].kind == IK_PLAIN &&
+			    a != r->lo;
 		in->cov_call = has_point_in(points, a, a + n) && is_call(p, n);
 		in->guard_setup = is_guard_setup(p, n);
 		if (in->kind == IK_JMP || in->kind == IK_JCC) {
@@ -274,8 +279,10 @@ static bool decode(struct blk_scratch *s, const struct code_map *cm,
 	for (size_t i = 0, k = 0; i < s->nin; i++) {
 		while (k < s->ntg && s->tg[k] < s->in[i].addr)
 			k++;
-		if (k < s->ntg && s->tg[k] == s->in[i].addr)
+		if (k < s->ntg && s->tg[k] == s->in[i].addr) {
 			s->in[i].leader = true;
+			s->in[i].split = false;
+		}
 	}
 	return s->nin > 0;
 }
@@ -298,6 +305,7 @@ static void make_blocks(struct blk_scratch *s, const struct pcvec *points,
 		b->hi = last->addr + last->len;
 		b->mark_hi = b->hi;
 		b->state = BLK_UNKNOWN;
+		b->split = s->in[i].split;
 		if (last->cov_call) {
 			b->mark_hi = last->addr;
 			if (j > i && s->in[j - 1].guard_setup)
@@ -341,20 +349,25 @@ static int fall_through(const struct blk *v, size_t n, size_t b)
 						    : EXIT_NODE(n);
 }
 
-static void make_edges(struct blk_scratch *s, const struct blk *v, size_t n,
-		       size_t entry)
+/* The last instruction of each block in turn: k follows b. */
+static const struct insn *last_insn(const struct blk_scratch *s,
+				    const struct blk *bk, size_t *k)
 {
-	bool *reached = xcalloc(n + 1, sizeof(*reached));
+	while (*k + 1 < s->nin && s->in[*k + 1].addr < bk->hi)
+		(*k)++;
+	return &s->in[*k];
+}
+
+/* The direct edges; indirect jumps get theirs in add_indirect_edges. */
+static void make_edges(struct blk_scratch *s, const struct blk *v, size_t n)
+{
 	size_t k = 0;
 
 	s->nedges = 0;
 	for (size_t b = 0; b < n; b++) {
-		const struct insn *last;
+		const struct insn *last = last_insn(s, &v[b], &k);
 		int t;
 
-		while (k + 1 < s->nin && s->in[k + 1].addr < v[b].hi)
-			k++;
-		last = &s->in[k];
 		switch (last->kind) {
 		case IK_JCC:
 			add_edge(s, (int)b, fall_through(v, n, b));
@@ -369,30 +382,11 @@ static void make_edges(struct blk_scratch *s, const struct blk *v, size_t n,
 			add_edge(s, (int)b, EXIT_NODE(n));
 			break;
 		case IK_IJMP:
-			break;	/* below */
+			break;
 		default:
 			add_edge(s, (int)b, fall_through(v, n, b));
 		}
 	}
-	for (size_t e = 0; e < s->nedges; e += 2)
-		reached[s->edges[e + 1]] = true;
-	k = 0;
-	for (size_t b = 0; b < n; b++) {
-		bool any = false;
-
-		while (k + 1 < s->nin && s->in[k + 1].addr < v[b].hi)
-			k++;
-		if (s->in[k].kind != IK_IJMP)
-			continue;
-		for (size_t c = 0; c < n; c++)
-			if (!reached[c] && c != entry) {
-				add_edge(s, (int)b, (int)c);
-				any = true;
-			}
-		if (!any)	/* a tail call through a pointer */
-			add_edge(s, (int)b, EXIT_NODE(n));
-	}
-	free(reached);
 }
 
 /* CSR adjacency of the edges (nodes 0..n, n the exit), forward (off,
@@ -426,6 +420,55 @@ static void make_csr(struct blk_scratch *s, size_t n)
 		s->roff[i] = s->roff[i - 1];
 	}
 	s->off[0] = s->roff[0] = 0;
+}
+
+/* Edges added for indirect jumps at most: past it the jump tables'
+ * blocks stay unreachable, hence unknown. */
+#define MAX_INDIRECT_EDGES (1u << 20)
+
+/*
+ * An indirect jump (a switch's jump table) may go to any block that the
+ * direct edges do not reach from the entry: the cases, and the blocks
+ * only they lead to.  Edges that are not really there only remove
+ * dominator relations, so every inference stays sound.  Not to the rest
+ * of a block after its coverage call: compilers put the call at the
+ * start of the block a jump lands on.
+ */
+static void add_indirect_edges(struct blk_scratch *s, const struct blk *v,
+			       size_t n, size_t entry)
+{
+	bool *reached = xcalloc(n + 1, sizeof(*reached));
+	int *stack = xmalloc((n + 1) * sizeof(*stack));
+	size_t sp = 0, k = 0, added = 0;
+
+	make_csr(s, n);
+	reached[entry] = true;
+	stack[sp++] = (int)entry;
+	while (sp) {
+		int u = stack[--sp];
+
+		for (int e = s->off[u]; e < s->off[u + 1]; e++)
+			if (!reached[s->adj[e]]) {
+				reached[s->adj[e]] = true;
+				stack[sp++] = s->adj[e];
+			}
+	}
+	for (size_t b = 0; b < n; b++) {
+		bool any = false;
+
+		if (last_insn(s, &v[b], &k)->kind != IK_IJMP)
+			continue;
+		for (size_t c = 0; c < n && added < MAX_INDIRECT_EDGES; c++)
+			if (!reached[c] && !v[c].split) {
+				add_edge(s, (int)b, (int)c);
+				any = true;
+				added++;
+			}
+		if (!any)	/* a tail call through a pointer */
+			add_edge(s, (int)b, EXIT_NODE(n));
+	}
+	free(reached);
+	free(stack);
 }
 
 /* Reverse postorder from root along (off, adj): order[0..count), and
@@ -605,7 +648,8 @@ long blocks_function(struct blk_scratch *s, const struct code_map *cm,
 	e = block_at(out->v + base, n, entry);
 	if (e < 0)
 		e = 0;
-	make_edges(s, out->v + base, n, (size_t)e);
+	make_edges(s, out->v + base, n);
+	add_indirect_edges(s, out->v + base, n, (size_t)e);
 	/* The dominator trees are rooted at node 0: the entry block goes
 	 * there while they are used, then back to its address order. */
 	if (e)

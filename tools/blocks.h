@@ -20,6 +20,7 @@ struct blk {
 				 * coverage call and its argument set-up
 				 * end the block and are left out */
 	enum blk_state state;
+	bool split;		/* starts right after a coverage call */
 };
 
 struct blkvec {

@@ -7,8 +7,8 @@
  * compilers put on the previous statement's line) it intersects.  A
  * line is covered if a block holding it ran, not covered if every block
  * holding it is known not to have run, partly covered with both; a line
- * held only by blocks of unknown state is not reported; line 0 (code of
- * no line) is skipped.
+ * where no block ran and one is of unknown state is not reported; line 0
+ * (code of no line) is skipped.
  *
  * Functions.  Every DW_TAG_subprogram with code and every
  * DW_TAG_inlined_subroutine is an instance of the function named by its
@@ -41,6 +41,7 @@ struct lb {
 	struct ptrmap files;	/* raw line-table name -> normalized */
 	struct addr_range *rg;
 	size_t nrg, caprg;
+	uint64_t first_lo;	/* start of the first range as listed */
 	bool cu_has_points;	/* the unit being decoded was instrumented */
 	bool *instrumented;	/* per unit, in dwfl_module_nextcu order */
 	size_t ncus;
@@ -106,6 +107,7 @@ static void die_ranges(struct lb *b, Dwarf_Die *die)
 		b->rg[b->nrg++] = (struct addr_range){ lo + b->bias,
 						       hi + b->bias };
 	}
+	b->first_lo = b->nrg ? b->rg[0].lo : 0;
 	if (b->nrg > 1)
 		qsort(b->rg, b->nrg, sizeof(*b->rg), cmp_range);
 }
@@ -169,6 +171,18 @@ static size_t first_block_after(const struct blkvec *bv, uint64_t a)
 	return lo;
 }
 
+/* The entry of a function whose ranges are in b->rg (ELF address).
+ * Without DW_AT_entry_pc or low_pc (a function split into hot and cold
+ * parts has DW_AT_ranges only) it is the first range listed: gcc lists
+ * the hot part first, and the cold part may lie below it. */
+static uint64_t entry_address(struct lb *b, Dwarf_Die *die)
+{
+	Dwarf_Addr entry;
+
+	return dwarf_entrypc(die, &entry) == 0 ? entry + b->bias
+					       : b->first_lo;
+}
+
 /* The line of an out-of-line function's definition takes the state of
  * its entry block, as gcov counts the line of a function's name with
  * its calls (the line table gives it no row of its own when the name
@@ -176,17 +190,17 @@ static size_t first_block_after(const struct blkvec *bv, uint64_t a)
 static void add_decl_line(struct lb *b, Dwarf_Die *die, const char *file,
 			  uint32_t line)
 {
-	Dwarf_Addr entry;
+	uint64_t entry = entry_address(b, die);
 	size_t k;
 	const struct blk *bk;
 
-	if (!line || dwarf_entrypc(die, &entry) != 0)
+	if (!line || !entry)
 		return;
-	k = first_block_after(&b->blocks, entry + b->bias);
+	k = first_block_after(&b->blocks, entry);
 	if (k >= b->blocks.n)
 		return;
 	bk = &b->blocks.v[k];
-	if (bk->lo > entry + b->bias || bk->state == BLK_UNKNOWN)
+	if (bk->lo > entry || bk->state == BLK_UNKNOWN)
 		return;
 	b->out->lines = grow(b->out->lines, &b->out->caplines, b->out->nlines,
 			     sizeof(*b->out->lines));
@@ -288,7 +302,7 @@ static void each_subprogram(struct lb *b, Dwarf_Die *die, int depth,
 		return;
 	do {
 		int tag = dwarf_tag(&c);
-		Dwarf_Addr entry;
+		uint64_t entry;
 
 		if (tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
 		    tag == DW_TAG_structure_type || tag == DW_TAG_union_type) {
@@ -310,8 +324,7 @@ static void each_subprogram(struct lb *b, Dwarf_Die *die, int depth,
 			continue;
 		for (size_t i = 0; i < b->nrg && !b->cu_has_points; i++)
 			b->cu_has_points = has_point(b->points, &b->rg[i]);
-		entry = dwarf_entrypc(&c, &entry) == 0 ? entry + b->bias
-						       : b->rg[0].lo;
+		entry = entry_address(b, &c);
 		if (!decode_budget(b) ||
 		    blocks_function(b->scratch, &b->cm, b->rg, b->nrg, entry,
 				    b->points, b->covered, &b->blocks) < 0)
@@ -352,7 +365,7 @@ static void row_facts(struct lb *b, const char *file, uint32_t line,
 	     k++) {
 		const struct blk *bk = &b->blocks.v[k];
 
-		if (bk->state == BLK_UNKNOWN || !row_marks(bk, lo, hi))
+		if (!row_marks(bk, lo, hi))
 			continue;
 		fv->v = grow(fv->v, &fv->cap, fv->n, sizeof(*fv->v));
 		fv->v[fv->n++] = (struct lfact){ file, line, (uint32_t)k };
@@ -415,32 +428,45 @@ static int cmp_lfact(const void *a, const void *b)
 	return x->block < y->block ? -1 : x->block > y->block;
 }
 
+/* One line from its facts [i, j) (sorted, distinct blocks): covered if
+ * a block ran; not covered only if every block is known not to have
+ * run; with no block that ran and one of unknown state, not reported. */
+static void add_line(struct lb *b, const struct lfact *f, size_t n)
+{
+	struct sm_line l = { f[0].file, f[0].line, 0, 0 };
+	bool unknown = false;
+
+	for (size_t k = 0; k < n; k++) {
+		enum blk_state st = b->blocks.v[f[k].block].state;
+
+		unknown |= st == BLK_UNKNOWN;
+		l.blocks += st != BLK_UNKNOWN;
+		l.ran += st == BLK_RAN;
+	}
+	if (!l.blocks || (unknown && !l.ran))
+		return;
+	b->out->lines = grow(b->out->lines, &b->out->caplines,
+			     b->out->nlines, sizeof(l));
+	b->out->lines[b->out->nlines++] = l;
+}
+
 /* Facts sorted by (file, line, block): one sm_line per (file, line). */
 static void lines_from_facts(struct lb *b, struct lfacts *fv)
 {
-	struct srcmodel *sm = b->out;
+	size_t n = 0;
 
 	if (!fv->n)
 		return;
 	qsort(fv->v, fv->n, sizeof(*fv->v), cmp_lfact);
-	for (size_t i = 0; i < fv->n; i++) {
-		const struct lfact *f = &fv->v[i];
-		struct sm_line *l;
-
-		if (i && fv->v[i - 1].file == f->file &&
-		    fv->v[i - 1].line == f->line &&
-		    fv->v[i - 1].block == f->block)
-			continue;
-		if (!sm->nlines || sm->lines[sm->nlines - 1].file != f->file ||
-		    sm->lines[sm->nlines - 1].line != f->line) {
-			sm->lines = grow(sm->lines, &sm->caplines, sm->nlines,
-					 sizeof(*sm->lines));
-			sm->lines[sm->nlines++] = (struct sm_line){
-				f->file, f->line, 0, 0 };
-		}
-		l = &sm->lines[sm->nlines - 1];
-		l->blocks++;
-		l->ran += b->blocks.v[f->block].state == BLK_RAN;
+	for (size_t i = 0; i < fv->n; i++)	/* distinct blocks per line */
+		if (!n || cmp_lfact(&fv->v[n - 1], &fv->v[i]) != 0)
+			fv->v[n++] = fv->v[i];
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && fv->v[j].file == fv->v[i].file &&
+				fv->v[j].line == fv->v[i].line;
+		     j++)
+			;
+		add_line(b, &fv->v[i], j - i);
 	}
 }
 
