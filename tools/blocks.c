@@ -4,8 +4,10 @@
  * A function's ranges are decoded linearly (x86len.c lengths; the few
  * instructions that matter are classified here).  Block leaders are the
  * entry, range starts, targets of direct jumps, the instruction after a
- * jump, return or trap, and the instruction after a coverage call: so
- * every point gets a block of its own, ending with its call.
+ * jump, return or trap, each coverage call (or its guard's set-up) and
+ * the instruction after it: so every point gets a block of its own, and
+ * code that a jump table enters at a coverage call is not merged with
+ * the code before it.
  *
  * Which blocks ran.  A block holding a point ran iff the point was hit.
  * The others are inferred, iterating to a fixpoint, with rules that hold
@@ -283,6 +285,19 @@ static bool decode(struct blk_scratch *s, const struct code_map *cm,
 			s->in[i].leader = true;
 			s->in[i].split = false;
 		}
+	}
+	/* A coverage call (with a guard's set-up) starts the block it
+	 * counts: compilers put it first.  Jump tables land there unseen,
+	 * so the code before it is another block. */
+	for (size_t i = 0; i < s->nin; i++) {
+		size_t h = i;
+
+		if (!s->in[i].cov_call)
+			continue;
+		if (i > 0 && s->in[i - 1].guard_setup && !s->in[i].leader)
+			h = i - 1;
+		s->in[h].leader = true;
+		s->in[h].split = false;
 	}
 	return s->nin > 0;
 }

@@ -205,7 +205,7 @@ static void add_decl_line(struct lb *b, Dwarf_Die *die, const char *file,
 	b->out->lines = grow(b->out->lines, &b->out->caplines, b->out->nlines,
 			     sizeof(*b->out->lines));
 	b->out->lines[b->out->nlines++] = (struct sm_line){
-		file, line, 1, bk->state == BLK_RAN };
+		file, line, 1, bk->state == BLK_RAN, 0 };
 }
 
 /*
@@ -428,23 +428,19 @@ static int cmp_lfact(const void *a, const void *b)
 	return x->block < y->block ? -1 : x->block > y->block;
 }
 
-/* One line from its facts [i, j) (sorted, distinct blocks): covered if
- * a block ran; not covered only if every block is known not to have
- * run; with no block that ran and one of unknown state, not reported. */
+/* One line from its facts (sorted, distinct blocks), with the blocks
+ * of each state: the report decides (report.c model_lines). */
 static void add_line(struct lb *b, const struct lfact *f, size_t n)
 {
-	struct sm_line l = { f[0].file, f[0].line, 0, 0 };
-	bool unknown = false;
+	struct sm_line l = { f[0].file, f[0].line, 0, 0, 0 };
 
 	for (size_t k = 0; k < n; k++) {
 		enum blk_state st = b->blocks.v[f[k].block].state;
 
-		unknown |= st == BLK_UNKNOWN;
+		l.unknown += st == BLK_UNKNOWN;
 		l.blocks += st != BLK_UNKNOWN;
 		l.ran += st == BLK_RAN;
 	}
-	if (!l.blocks || (unknown && !l.ran))
-		return;
 	b->out->lines = grow(b->out->lines, &b->out->caplines,
 			     b->out->nlines, sizeof(l));
 	b->out->lines[b->out->nlines++] = l;

@@ -20,6 +20,9 @@ struct sym_module;
 struct sm_line {
 	const char *file;	/* interned, normalized */
 	uint32_t line, blocks, ran;
+	uint32_t unknown;	/* blocks of unknown state holding it: with
+				 * none that ran, the line is not reported,
+				 * whatever other binaries say */
 };
 
 /* One instance (out-of-line copy or inlined) of a function, filed under

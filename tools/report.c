@@ -242,26 +242,36 @@ static void model_files(struct report *r, const struct symcov *sc,
 	free(v);
 }
 
+/* A line is covered if a block holding it ran (in any binary), not
+ * covered if every block holding it is known not to have run; where none
+ * ran and one is of unknown state it is not reported. */
+static void model_line(struct rep_file *f, const struct sm_line *l, size_t n)
+{
+	struct rep_line rl = { l[0].line, 0, 0 };
+	uint32_t unknown = 0;
+
+	for (size_t k = 0; k < n; k++) {
+		rl.points += l[k].blocks;
+		rl.covered += l[k].ran;
+		unknown += l[k].unknown;
+	}
+	if (!rl.points || (unknown && !rl.covered))
+		return;
+	f->lines = grow(f->lines, &f->caplines, f->nlines, sizeof(*f->lines));
+	f->lines[f->nlines++] = rl;
+	f->lines_hit += rl.covered > 0;
+}
+
 static void model_lines(struct report *r, struct sm_line *l, size_t n)
 {
 	qsort(l, n, sizeof(*l), cmp_sm_line);
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0, j; i < n; i = j) {
 		struct rep_file *f = report_file(r, l[i].file);
-		struct rep_line *rl;
 
-		if (!f)
-			continue;
-		if (!f->nlines || f->lines[f->nlines - 1].line != l[i].line) {
-			f->lines = grow(f->lines, &f->caplines, f->nlines,
-					sizeof(*f->lines));
-			f->lines[f->nlines++] = (struct rep_line){ l[i].line,
-								   0, 0 };
-		}
-		rl = &f->lines[f->nlines - 1];
-		if (!rl->covered && l[i].ran)
-			f->lines_hit++;
-		rl->points += l[i].blocks;
-		rl->covered += l[i].ran;
+		for (j = i + 1; j < n && !cmp_sm_line(&l[i], &l[j]); j++)
+			;
+		if (f)
+			model_line(f, &l[i], j - i);
 	}
 }
 
