@@ -86,6 +86,18 @@ for name in clang-O0 guard-O0; do
 	same "$name: lines of cold.c" "DA:3,0 DA:4,0 DA:5,0 DA:7,0 DA:8,0 DA:9,0" "$(da $name cold.c)"
 done
 
+# A switch through a jump table (gcc -O0): case 2 ran, entered at its
+# coverage call right after case 1's "r += 2" (line 13), which did not.
+cp "$TOP"/tests/lines/switch.c .
+if "$CCW" -O0 switch.c -o switch >sw.log 2>&1 && "$U" run -o switch.dump -- ./switch x >>sw.log 2>&1 &&
+   "$U" lcov switch switch.dump >switch.info 2>>sw.log; then
+	same "switch (gcc -O0): lines of the cases" \
+		"DA:4,1 DA:5,1 DA:6,1 DA:8,1 DA:10,0 DA:13,0 DA:16,1 DA:17,1 DA:19,0 DA:20,0 DA:22,0 DA:23,0 DA:25,1 DA:26,1 DA:28,1 DA:29,1 DA:31,1 DA:32,1" \
+		"$(da switch switch.c)"
+else
+	bad "switch: build and run" "$(tail -3 sw.log | tr '\n' ' ')"
+fi
+
 # ---- lines at -O2 -------------------------------------------------------
 for name in gcc-O2 clang-O2 guard-O2; do
 	got=" $(da $name lines.c) "
