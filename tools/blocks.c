@@ -17,7 +17,10 @@
  *     to it passes through them) and its post-dominators ran (every path
  *     from it to a return passes through them);
  *   - a block that did not run: the blocks it dominates did not run, nor
- *     the blocks it post-dominates.
+ *     the blocks it post-dominates;
+ *   - flow (flow_round): a block all of whose predecessors, or all of
+ *     whose successors, did not run did not run; a block that ran with
+ *     a single predecessor, or successor, that may have run: it ran.
  * These decide exactly the blocks clang's SanitizerCoverage leaves out
  * (llvm/lib/Transforms/Instrumentation/SanitizerCoverage.cpp,
  * shouldInstrumentBlock: full dominators of their successors and full
@@ -42,16 +45,21 @@ enum insn_kind {
 };
 
 struct insn {
-	uint64_t addr, target;
+	uint64_t addr, target;	/* target: of a jump; of a rip-relative
+				 * lea; of an ijmp's absolute table */
 	uint8_t len, kind;
 	bool leader, cov_call, guard_setup;
 	bool split;	/* a leader only because a coverage call ends the
 			 * block before: no jump lands here */
+	bool rip_lea;	/* lea disp32(%rip), reg: maybe a jump table */
+	uint32_t jt_first, jt_n;	/* an ijmp's table targets in s->jt */
 };
 
 struct blk_scratch {
 	struct insn *in;
 	size_t nin, capin;
+	uint64_t *jt;			/* jump table targets */
+	size_t njt, capjt;
 	uint64_t *tg;			/* direct jump targets */
 	size_t ntg, captg;
 	int *edges;			/* (from, to) pairs; to == n: exit */
@@ -73,6 +81,7 @@ void blk_scratch_free(struct blk_scratch *s)
 	if (!s)
 		return;
 	free(s->in);
+	free(s->jt);
 	free(s->tg);
 	free(s->edges);
 	free(s->off);
@@ -161,6 +170,34 @@ static enum insn_kind classify_insn(const uint8_t *p, unsigned len,
 	default:
 		return IK_PLAIN;
 	}
+}
+
+/* lea disp32(%rip), reg (REX.W 8d, ModRM mod 00 rm 101): *target gets
+ * the address it loads. */
+static bool is_rip_lea(const uint8_t *p, unsigned len, uint64_t addr,
+		       uint64_t *target)
+{
+	if (len != 7 || (p[0] & 0xf8) != 0x48 || p[1] != 0x8d ||
+	    (p[2] & 0xc7) != 0x05)
+		return false;
+	*target = addr + len + (uint64_t)rel(p + 3, 4);
+	return true;
+}
+
+/* jmp *disp32(,%reg,8) (ff 24 [SIB scale 8, no base] disp32, notrack
+ * allowed): a non-PIC jump table of absolute addresses at *table. */
+static bool is_abs_table_jmp(const uint8_t *p, unsigned len,
+			     uint64_t *table)
+{
+	unsigned i = len >= 1 && p[0] == 0x3e ? 1 : 0;
+
+	if (i < len && (p[i] & 0xf0) == 0x40)
+		i++;
+	if (i + 7 != len || p[i] != 0xff || p[i + 1] != 0x24 ||
+	    (p[i + 2] & 0xc7) != 0xc5)
+		return false;
+	*table = (uint64_t)rel(p + i + 3, 4);
+	return true;
 }
 
 /* A call instruction (e8 rel32, ff /2 through memory or register). */
@@ -256,6 +293,9 @@ static bool decode_range(struct blk_scratch *s, const struct code_map *cm,
 			    a != r->lo;
 		in->cov_call = has_point_in(points, a, a + n) && is_call(p, n);
 		in->guard_setup = is_guard_setup(p, n);
+		in->rip_lea = is_rip_lea(p, n, a, &in->target);
+		if (in->kind == IK_IJMP && is_abs_table_jmp(p, n, &in->target))
+			in->rip_lea = true;	/* the table's address */
 		if (in->kind == IK_JMP || in->kind == IK_JCC) {
 			s->tg = grow_to(s->tg, &s->captg, s->ntg + 1,
 					sizeof(*s->tg));
@@ -267,14 +307,95 @@ static bool decode_range(struct blk_scratch *s, const struct code_map *cm,
 	return true;
 }
 
+/* The decoded instruction at exactly a, or NULL. */
+static const struct insn *insn_at(const struct blk_scratch *s, uint64_t a)
+{
+	size_t lo = 0, hi = s->nin;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->in[mid].addr < a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < s->nin && s->in[lo].addr == a ? &s->in[lo] : NULL;
+}
+
+/* Entries of a jump table read at most (a switch of 4096 cases). */
+#define MAX_TABLE 4096
+
+/* One entry of the table at t: 4-byte offsets from t (PIC, gcc and
+ * clang) or 8-byte addresses (abs).  False past the readable data. */
+static bool table_entry(const struct code_map *cm, uint64_t t, size_t k,
+			bool abs, uint64_t *target)
+{
+	size_t avail, w = abs ? 8 : 4;
+	const uint8_t *p = code_at(cm, t + k * w, &avail);
+	int32_t d;
+
+	if (!p || avail < w)
+		return false;
+	if (abs) {
+		memcpy(target, p, 8);
+		return true;
+	}
+	memcpy(&d, p, 4);
+	*target = t + (uint64_t)(int64_t)d;
+	return true;
+}
+
+/*
+ * The targets of the jump table behind the indirect jump at index j:
+ * its table is the last rip-relative lea of the few instructions before
+ * it (gcc and clang: lea table(%rip); movslq (table,idx,4); add table;
+ * jmp), or the jump's own absolute table.  Entries are read while they
+ * land on an instruction of this function: the table's own entries all
+ * do; what follows it, if it happens to, only adds edges, which removes
+ * inferences and never makes one wrong.
+ */
+static void read_table(struct blk_scratch *s, const struct code_map *cm,
+		       size_t j)
+{
+	struct insn *jmp = &s->in[j];
+	bool abs = jmp->rip_lea, found = abs;
+	uint64_t t = jmp->target, tg;
+	size_t k;
+
+	for (size_t i = j, back = 0; !found && i-- > 0 && back < 8; back++) {
+		if (s->in[i].kind != IK_PLAIN)
+			break;
+		if (s->in[i].rip_lea) {
+			t = s->in[i].target;
+			found = true;
+		}
+	}
+	if (!found)
+		return;
+	jmp->jt_first = (uint32_t)s->njt;
+	for (k = 0; k < MAX_TABLE && table_entry(cm, t, k, abs, &tg) &&
+		    insn_at(s, tg);
+	     k++) {
+		s->jt = grow_to(s->jt, &s->capjt, s->njt + 1, sizeof(*s->jt));
+		s->jt[s->njt++] = tg;
+		s->tg = grow_to(s->tg, &s->captg, s->ntg + 1, sizeof(*s->tg));
+		s->tg[s->ntg++] = tg;
+	}
+	jmp->jt_n = (uint32_t)k;
+}
+
 static bool decode(struct blk_scratch *s, const struct code_map *cm,
 		   const struct addr_range *r, size_t nr, uint64_t entry,
 		   const struct pcvec *points)
 {
-	s->nin = s->ntg = 0;
+	s->nin = s->ntg = s->njt = 0;
 	for (size_t i = 0; i < nr; i++)
 		if (!decode_range(s, cm, &r[i], points))
 			return false;
+	for (size_t i = 0; i < s->nin; i++)
+		if (s->in[i].kind == IK_IJMP)
+			read_table(s, cm, i);
 	s->tg = grow_to(s->tg, &s->captg, s->ntg + 1, sizeof(*s->tg));
 	s->tg[s->ntg++] = entry;
 	qsort(s->tg, s->ntg, sizeof(*s->tg), cmp_u64);
@@ -396,7 +517,12 @@ static void make_edges(struct blk_scratch *s, const struct blk *v, size_t n)
 		case IK_EXIT:
 			add_edge(s, (int)b, EXIT_NODE(n));
 			break;
-		case IK_IJMP:
+		case IK_IJMP:	/* without a table: add_indirect_edges */
+			for (uint32_t x = 0; x < last->jt_n; x++) {
+				t = block_at(v, n, s->jt[last->jt_first + x]);
+				if (t >= 0)
+					add_edge(s, (int)b, t);
+			}
 			break;
 		default:
 			add_edge(s, (int)b, fall_through(v, n, b));
@@ -469,9 +595,10 @@ static void add_indirect_edges(struct blk_scratch *s, const struct blk *v,
 			}
 	}
 	for (size_t b = 0; b < n; b++) {
+		const struct insn *last = last_insn(s, &v[b], &k);
 		bool any = false;
 
-		if (last_insn(s, &v[b], &k)->kind != IK_IJMP)
+		if (last->kind != IK_IJMP || last->jt_n)
 			continue;
 		for (size_t c = 0; c < n && added < MAX_INDIRECT_EDGES; c++)
 			if (!reached[c] && !v[c].split) {
@@ -615,6 +742,54 @@ static bool infer_round(struct blk_scratch *s, struct blk *v, size_t n)
 	return changed;
 }
 
+/* Among the nodes adj[lo..hi): how many are not known not to have run
+ * (the exit counts as one), and the last such block. */
+static int open_ends(const int *adj, int lo, int hi, const struct blk *v,
+		     int ex, int *which)
+{
+	int k = 0;
+
+	for (int e = lo; e < hi; e++)
+		if (adj[e] == ex || v[adj[e]].state != BLK_NOT_RUN) {
+			k++;
+			*which = adj[e];
+		}
+	return k;
+}
+
+/*
+ * The flow rules (gcov solves its arc counts the same way): a block is
+ * entered from a predecessor and left to a successor.  A block (not the
+ * entry: it is entered from outside) whose predecessors all did not run
+ * did not run; a block whose successors all did not run (none of them
+ * the exit) did not either; a block that ran with one predecessor, or
+ * one successor, that may have run: that one ran.
+ */
+static bool flow_round(struct blk_scratch *s, struct blk *v, size_t n)
+{
+	bool changed = false;
+	int ex = EXIT_NODE(n), w = -1;
+
+	for (size_t b = 0; b < n; b++) {
+		int np = open_ends(s->radj, s->roff[b], s->roff[b + 1], v, ex,
+				   &w);
+		int ns;
+
+		if (v[b].state == BLK_UNKNOWN && b && np == 0 &&
+		    s->roff[b + 1] > s->roff[b])
+			changed |= decide(&v[b], BLK_NOT_RUN);
+		if (v[b].state == BLK_RAN && b && np == 1)
+			changed |= decide(&v[w], BLK_RAN);
+		ns = open_ends(s->adj, s->off[b], s->off[b + 1], v, ex, &w);
+		if (v[b].state == BLK_UNKNOWN && ns == 0 &&
+		    s->off[b + 1] > s->off[b])
+			changed |= decide(&v[b], BLK_NOT_RUN);
+		if (v[b].state == BLK_RAN && ns == 1 && w != ex)
+			changed |= decide(&v[w], BLK_RAN);
+	}
+	return changed;
+}
+
 static void infer(struct blk_scratch *s, struct blk *v, size_t n)
 {
 	size_t nn = n + 1;
@@ -632,7 +807,7 @@ static void infer(struct blk_scratch *s, struct blk *v, size_t n)
 	dominators(s, nn, EXIT_NODE(n), s->roff, s->radj, s->off, s->adj,
 		   s->ipdom);
 	s->idom[n] = -1;	/* the exit is no block */
-	while (infer_round(s, v, n))
+	while (infer_round(s, v, n) | flow_round(s, v, n))
 		;
 }
 

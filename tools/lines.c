@@ -58,7 +58,7 @@ static void *grow(void *v, size_t *cap, size_t n, size_t sz)
 	return xrealloc(v, *cap * sz);
 }
 
-/* The executable sections of the module's main file. */
+/* The allocated sections of the module's main file: code and data. */
 static int load_code(struct lb *b)
 {
 	GElf_Addr bias;
@@ -72,8 +72,9 @@ static int load_code(struct lb *b)
 		GElf_Shdr sh;
 		Elf_Data *d;
 
+		/* Code, and the read-only data holding its jump tables. */
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
-		    !(sh.sh_flags & SHF_EXECINSTR))
+		    !(sh.sh_flags & SHF_ALLOC))
 			continue;
 		d = elf_getdata(scn, NULL);
 		if (!d || !d->d_buf || d->d_size > sh.sh_size)
@@ -506,7 +507,7 @@ int srcmodel_build(struct sym_module *m, const struct pcvec *points,
 		free(b.cm.segs);
 		return -1;
 	}
-	for (size_t i = 0; i < b.cm.nsegs; i++)
+	for (size_t i = 0; i < b.cm.nsegs; i++)	/* code and data */
 		b.max_decoded += 4 * (uint64_t)b.cm.segs[i].size;
 	b.scratch = blk_scratch_new();
 	/* Units without a point (the uninstrumented runtime, libraries
