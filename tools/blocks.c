@@ -3,8 +3,9 @@
  *
  * A function's ranges are decoded linearly (x86len.c lengths; the few
  * instructions that matter are classified here).  Block leaders are the
- * entry, range starts, targets of direct jumps, the instruction after a
- * jump, return or trap, each coverage call (or its guard's set-up) and
+ * entry, range starts, targets of direct jumps and of the jump tables
+ * found (read_table), the instruction after a jump, return or trap, each
+ * coverage call (or its guard's set-up) and
  * the instruction after it: so every point gets a block of its own, and
  * code that a jump table enters at a coverage call is not merged with
  * the code before it.
@@ -21,14 +22,15 @@
  *   - flow (flow_round): a block all of whose predecessors, or all of
  *     whose successors, did not run did not run; a block that ran with
  *     a single predecessor, or successor, that may have run: it ran.
- * These decide exactly the blocks clang's SanitizerCoverage leaves out
+ * These decide the blocks clang's SanitizerCoverage leaves out
  * (llvm/lib/Transforms/Instrumentation/SanitizerCoverage.cpp,
  * shouldInstrumentBlock: full dominators of their successors and full
  * post-dominators of several predecessors), and the blocks that gcc and
  * the code generators split off instrumented ones.  A block still
  * unknown (unreachable in the static CFG, e.g. code after a noreturn
- * call) marks no line.  Indirect jumps (jump tables) are given every
- * block that the direct edges do not reach from the entry as successors.
+ * call) decides no line.  An indirect jump whose table is not found is
+ * given every block the direct edges do not reach from the entry as
+ * successors (add_indirect_edges).
  */
 #include "blocks.h"
 #include "x86len.h"
