@@ -503,7 +503,12 @@ int srcmodel_build(struct sym_module *m, const struct pcvec *points,
 	Dwarf_Addr cubias;
 
 	memset(out, 0, sizeof(*out));
-	if (!dw || load_code(&b) < 0) {
+	/* Without DWARF the model is empty (the point model has no lines
+	 * either): a stripped library does not take the report's lines
+	 * away from the binaries that have them. */
+	if (!dw)
+		return 0;
+	if (load_code(&b) < 0) {
 		free(b.cm.segs);
 		return -1;
 	}

@@ -55,9 +55,9 @@ struct sm_hooks {
 
 /*
  * Build the model of the module m (ELF addresses): points every coverage
- * point (sorted), covered those hit (sorted).  Returns 0, or -1 when the
- * machine's code cannot be decoded (not x86-64) or there is no DWARF:
- * the caller keeps the point model.
+ * point (sorted), covered those hit (sorted).  Returns 0 (an empty model
+ * without DWARF), or -1 when the machine's code cannot be decoded (not
+ * x86-64): the caller keeps the point model.
  */
 int srcmodel_build(struct sym_module *m, const struct pcvec *points,
 		   const struct pcvec *covered, const struct sm_hooks *h,

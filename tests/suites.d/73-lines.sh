@@ -98,6 +98,18 @@ else
 	bad "switch: build and run" "$(tail -3 sw.log | tr '\n' ' ')"
 fi
 
+# A library without debug info among the inputs has no lines to give,
+# and takes none away: lines.c keeps its 26 lines from blocks.
+if "$CCW" -O0 -fPIC -shared cold.c -o libcold.so >nd.log 2>&1 && strip --strip-debug libcold.so &&
+   "$CCW" -O0 lines.c -L. -lcold -Wl,-rpath,"$T" -o nodebug >>nd.log 2>&1 &&
+   "$U" run -o nodebug.dump -- ./nodebug 3 a b c d >>nd.log 2>&1 &&
+   "$U" lcov nodebug.dump >nodebug.info 2>>nd.log; then
+	same "a stripped library keeps the others' lines from blocks" "SF:$T/inl.h LF:7 SF:$T/lines.c LF:26" \
+		"$(grep '^SF:\|^LF:' nodebug.info | tr '\n' ' ' | sed 's/ $//')"
+else
+	bad "stripped library: build and run" "$(tail -3 nd.log | tr '\n' ' ')"
+fi
+
 # ---- lines at -O2 -------------------------------------------------------
 for name in gcc-O2 clang-O2 guard-O2; do
 	got=" $(da $name lines.c) "
