@@ -325,8 +325,11 @@ static const struct insn *insn_at(const struct blk_scratch *s, uint64_t a)
 	return lo < s->nin && s->in[lo].addr == a ? &s->in[lo] : NULL;
 }
 
-/* Entries of a jump table read at most (a switch of 4096 cases). */
+/* Entries of a jump table read at most (a switch of 4096 cases), and of
+ * all the tables of a function: past them an indirect jump is treated
+ * as one without a table. */
 #define MAX_TABLE 4096
+#define MAX_TABLES_ENTRIES (1u << 16)
 
 /* One entry of the table at t: 4-byte offsets from t (PIC, gcc and
  * clang) or 8-byte addresses (abs).  False past the readable data. */
@@ -373,7 +376,7 @@ static void read_table(struct blk_scratch *s, const struct code_map *cm,
 			found = true;
 		}
 	}
-	if (!found)
+	if (!found || s->njt >= MAX_TABLES_ENTRIES)
 		return;
 	jmp->jt_first = (uint32_t)s->njt;
 	for (k = 0; k < MAX_TABLE && table_entry(cm, t, k, abs, &tg) &&
@@ -567,7 +570,7 @@ static void make_csr(struct blk_scratch *s, size_t n)
 
 /* Edges added for indirect jumps at most: past it the jump tables'
  * blocks stay unreachable, hence unknown. */
-#define MAX_INDIRECT_EDGES (1u << 20)
+#define MAX_INDIRECT_EDGES (1u << 16)
 
 /*
  * An indirect jump (a switch's jump table) may go to any block that the
