@@ -1,0 +1,478 @@
+/*
+ * lib/afl.c -- AFL++'s fork server in libukcov: a program linked with
+ * libukcov runs under afl-fuzz, afl-showmap and afl-tmin unchanged.
+ *
+ * With __AFL_SHM_ID in the environment the constructor attaches the
+ * edge map and, when afl-fuzz holds the pipes 198/199, speaks its
+ * protocol (4.04c's hello with FS_OPT_* options, or the version-1
+ * handshake of AFL++ 4.20+; facts from AFL++'s afl-compiler-rt.o.c and
+ * afl-forkserver.c) and forks one child per input, or resumes a
+ * persistent one (__afl_persistent_loop).
+ *
+ * Coverage is libukcov's own per-thread kcov: the child arms a Linux
+ * flavor descriptor on the thread that runs the input, in PC mode (or
+ * CMP mode in CmpLog runs, lib/afl_cmplog.c), and at the end of the
+ * input turns the trace into edges (docs/DESIGN.md, "AFL++"): threads
+ * that do other work, a pool or a timer, write nothing, so they cannot
+ * make AFL++'s coverage unstable.
+ *
+ *     afl-fuzz          fork server (this constructor)        child
+ *     ctl 198 ------->  read "go", fork or SIGCONT  ------->  arm, run input,
+ *     st 199  <-------  pid, then wait status      <-------  flush, exit/SIGSTOP
+ */
+#include <errno.h>
+#include <link.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/shm.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "afl.h"
+#include <ukcov/afl.h>
+#include <ukcov/linux/kcov.h>
+
+/* A trace of the input thread: 8 MiB of PCs (a sparse memfd: only the
+ * pages an input writes are real).  An input that runs more edges than
+ * this keeps its first ones. */
+#define AFL_TRACE_WORDS (1u << 20)
+
+/*
+ * The process's AFL++ state.  Written by the constructor and, in the
+ * child, by the input thread; read by the fatal-signal flush of that
+ * same thread.
+ */
+static struct {
+	uint8_t *map;		/* __AFL_SHM_ID, or NULL: not under AFL++ */
+	uint8_t *shm_input;	/* __AFL_SHM_FUZZ_ID (u32 length, data) */
+	int deferred;		/* the driver starts the server (ukcov_afl_defer) */
+	int started;		/* ukcov_afl_start ran */
+	int persistent;		/* __AFL_PERSISTENT: afl-fuzz resumes a
+				 * stopped child instead of forking */
+	int child;		/* this process runs inputs */
+	int loop_started;	/* __afl_persistent_loop's first call */
+	unsigned loop_left;	/* inputs left to this child */
+	int fd;			/* the input thread's descriptor, or -1 */
+	int mode;		/* KCOV_TRACE_PC or KCOV_TRACE_CMP */
+	uint64_t *area;		/* its buffer */
+} afl = { .fd = -1 };
+
+unsigned long ukcov__afl_input_thread;
+
+/* One line on stderr, whole, with one write(2). */
+static void afl_say(const char *fmt, const char *what, const char *why)
+{
+	char msg[256];
+	int n = snprintf(msg, sizeof(msg), fmt, what, why);
+
+	if (n > 0)
+		(void)!write(2, msg, (size_t)n < sizeof(msg) ? (size_t)n
+							      : sizeof(msg) - 1);
+}
+
+/* ---- shared memory from the environment ---- */
+
+/* The segment named by $name (a decimal shmget id), checked to hold at
+ * least need bytes; NULL (said once, in one line) if it does not. */
+void *ukcov__afl_shm(const char *name, size_t need)
+{
+	const char *v = ukcov__env(name);
+	struct shmid_ds ds;
+	char *end;
+	unsigned long id;
+	void *p;
+
+	if (!v)
+		return NULL;
+	errno = 0;
+	id = strtoul(v, &end, 10);
+	if (!*v || *end || errno || id > 0x7fffffff) {
+		afl_say("ukcov: afl: %s=%s is no shared memory id; "
+			"running without it\n", name, v);
+		return NULL;
+	}
+	if (shmctl((int)id, IPC_STAT, &ds) != 0) {
+		afl_say("ukcov: afl: %s: %s; running without it\n", name,
+			strerror(errno));
+		return NULL;
+	}
+	if (ds.shm_segsz < need) {
+		char why[96];
+
+		snprintf(why, sizeof(why), "%zu bytes, fewer than the %zu needed",
+			 (size_t)ds.shm_segsz, need);
+		afl_say("ukcov: afl: %s: %s; running without it\n", name, why);
+		return NULL;
+	}
+	p = shmat((int)id, NULL, 0);
+	if (p == (void *)-1) {
+		afl_say("ukcov: afl: %s: %s; running without it\n", name,
+			strerror(errno));
+		return NULL;
+	}
+	return p;
+}
+
+/* ---- module-relative PCs ---- */
+
+/*
+ * Edges are hashed from PCs relative to their module's load address,
+ * so that two runs of one input give one map whatever ASLR chose
+ * (afl-showmap starts the program afresh each time).  The table is
+ * read once per child, when the recording is armed; a PC outside it
+ * (a module loaded later) is used as it is.
+ */
+#define AFL_MODULES 64
+static struct afl_module {
+	uint64_t lo, hi, base;
+} modules[AFL_MODULES];
+static int nmodules;
+
+static int note_module(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	(void)arg;
+	for (int i = 0; i < info->dlpi_phnum && nmodules < AFL_MODULES; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		modules[nmodules].lo = info->dlpi_addr + ph->p_vaddr;
+		modules[nmodules].hi = modules[nmodules].lo + ph->p_memsz;
+		modules[nmodules].base = info->dlpi_addr;
+		nmodules++;
+	}
+	return 0;
+}
+
+static uint64_t module_offset(uint64_t pc)
+{
+	for (int i = 0; i < nmodules; i++)
+		if (pc - modules[i].lo < modules[i].hi - modules[i].lo)
+			return (pc - modules[i].base) ^ ((uint64_t)i << 40);
+	return pc;
+}
+
+/* ---- the input thread's recording ---- */
+
+/* Arm a kcov descriptor on the calling thread: it runs the input. */
+static int rec_arm(int mode)
+{
+	struct ukcov_desc *d;
+	void *p;
+
+	afl.fd = ukcov__open_desc(UKCOV_LINUX, 1);
+	if (afl.fd < 0)
+		return -1;
+	d = ukcov__fd_lookup(afl.fd);
+	if (!d || ukcov__do_ioctl(afl.fd, KCOV_INIT_TRACE, AFL_TRACE_WORDS))
+		return -1;
+	p = ukcov__do_mmap(d, NULL, AFL_TRACE_WORDS * 8ul,
+			   PROT_READ | PROT_WRITE, MAP_SHARED, afl.fd, 0);
+	if (p == MAP_FAILED)
+		return -1;
+	afl.area = p;
+	afl.mode = mode;
+	if (ukcov__do_ioctl(afl.fd, KCOV_ENABLE, (unsigned long)mode))
+		return -1;
+	__atomic_store_n(&afl.area[0], 0, __ATOMIC_RELAXED);
+	ukcov__afl_input_thread = (unsigned long)pthread_self();
+	return 0;
+}
+
+static void rec_reset(void)
+{
+	if (afl.area)
+		__atomic_store_n(&afl.area[0], 0, __ATOMIC_RELAXED);
+}
+
+static inline uint32_t pc_hash(uint64_t pc)
+{
+	return (uint32_t)((module_offset(pc) * UKCOV_PCSET_HASH) >>
+			  (64 - AFL_MAP_BITS));
+}
+
+/* AFL's edge: the hash of the point, xor the previous one's shifted
+ * right by one (so that A->B and B->A differ, and A->A is not 0); the
+ * hit count saturates. */
+static void map_from_pcs(uint8_t *map, const uint64_t *area, uint64_t n)
+{
+	uint32_t prev = 0;
+
+	for (uint64_t i = 1; i <= n; i++) {
+		uint32_t cur = pc_hash(area[i]);
+		uint8_t *b = &map[cur ^ prev];
+
+		*b += *b != 255;
+		prev = cur >> 1;
+	}
+}
+
+/* The input is over: its trace goes to the maps.  Async-signal-safe
+ * (it runs from the fatal-signal handler too). */
+static void rec_flush(void)
+{
+	uint64_t n, cap = AFL_TRACE_WORDS - 1;
+
+	if (!afl.area || !afl.map)
+		return;
+	n = __atomic_load_n(&afl.area[0], __ATOMIC_ACQUIRE);
+	if (afl.mode == KCOV_TRACE_CMP) {
+		ukcov__afl_cmp_from_trace(afl.area, AFL_TRACE_WORDS);
+	} else {
+		map_from_pcs(afl.map, afl.area, n < cap ? n : cap);
+	}
+	/* afl-fuzz takes an all-zero map for a program without
+	 * instrumentation (afl-compiler-rt.o.c sets this byte too). */
+	afl.map[0] |= 1;
+}
+
+static void rec_stop(void)
+{
+	if (afl.fd >= 0)
+		(void)ukcov__do_ioctl(afl.fd, KCOV_DISABLE, 0);
+	ukcov__afl_input_thread = 0;
+	afl.area = NULL;
+}
+
+/* ---- the child's end ---- */
+
+static void flush_at_exit(void)
+{
+	rec_flush();
+}
+
+static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE,
+				     SIGABRT, SIGTRAP };
+
+/* A crash's edges go to the map too: afl-fuzz tells crashes apart by
+ * them.  The handler is reset before it runs, so the signal, raised
+ * again, kills the child as it would have. */
+static void flush_on_fatal(int sig)
+{
+	rec_flush();
+	afl.area = NULL;
+	raise(sig);
+}
+
+static void hook_fatal(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = flush_on_fatal;
+	sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+	for (size_t i = 0; i < sizeof(fatal_signals) / sizeof(*fatal_signals);
+	     i++)
+		(void)ukcov__real_sigaction(fatal_signals[i], &sa, NULL);
+}
+
+/* In a new child, on the thread that will run the input. */
+static void child_begin(void)
+{
+	int mode = ukcov__afl_cmp ? KCOV_TRACE_CMP : KCOV_TRACE_PC;
+
+	afl.child = 1;
+	nmodules = 0;
+	dl_iterate_phdr(note_module, NULL);
+	if (rec_arm(mode) != 0) {
+		afl_say("ukcov: afl: %s: %s; the map stays empty\n",
+			"cannot record the input", strerror(errno));
+		return;
+	}
+	atexit(flush_at_exit);
+	hook_fatal();
+}
+
+/* ---- the fork server ---- */
+
+static int fs_read(uint32_t *v)
+{
+	return read(AFL_CTL_FD, v, 4) == 4 ? 0 : -1;
+}
+
+static int fs_write(uint32_t v)
+{
+	return write(AFL_ST_FD, &v, 4) == 4 ? 0 : -1;
+}
+
+/* AFL++ 4.04c: one word of FS_OPT_* options; afl-fuzz answers only
+ * when shared-memory test cases were offered.  1: not under a fork
+ * server (nobody holds the pipe), -1: the server hung up. */
+static int hello_404(int shm_input, int *use_shm)
+{
+	uint32_t st = AFL_OPT_ENABLED | AFL_OPT_NEWCMPLOG | AFL_OPT_MAPSIZE |
+		      AFL_OPT_SET_MAP(AFL_MAP_SIZE), reply;
+
+	if (shm_input)
+		st |= AFL_OPT_SHDMEM;
+	if (fs_write(st) != 0)
+		return 1;
+	*use_shm = 0;
+	if (!shm_input)
+		return 0;
+	if (fs_read(&reply) != 0)
+		return -1;
+	*use_shm = (reply & (AFL_OPT_ENABLED | AFL_OPT_SHDMEM)) ==
+		   (AFL_OPT_ENABLED | AFL_OPT_SHDMEM);
+	return 0;
+}
+
+/* AFL++ 4.20+: "AFL\1", its complement back, options, the map size,
+ * "AFL\1" again.  Shared-memory test cases need no answer there. */
+static int hello_v1(int shm_input, int *use_shm)
+{
+	uint32_t reply;
+
+	if (fs_write(AFL_V1_MAGIC) != 0)
+		return 1;
+	if (fs_read(&reply) != 0 || reply != (AFL_V1_MAGIC ^ 0xffffffffu))
+		return -1;
+	if (fs_write(AFL_V1_OPT_MAPSIZE | (shm_input ? AFL_V1_OPT_SHDMEM : 0)) ||
+	    fs_write(AFL_MAP_SIZE) || fs_write(AFL_V1_MAGIC))
+		return -1;
+	*use_shm = shm_input;
+	return 0;
+}
+
+/* Which handshake: 4.04c's, which current afl-fuzz still accepts,
+ * unless UKCOV_AFL_PROTOCOL=1 asks for the version-1 one. */
+static int fs_hello(int shm_input, int *use_shm)
+{
+	const char *p = ukcov__env("UKCOV_AFL_PROTOCOL");
+
+	if (p && !strcmp(p, "1"))
+		return hello_v1(shm_input, use_shm);
+	return hello_404(shm_input, use_shm);
+}
+
+/* The server's loop; returns only in a child.  A stopped persistent
+ * child is resumed, unless afl-fuzz killed it meanwhile (its "go" word
+ * then is non-zero, and the dead child is reaped first). */
+static void fs_serve(void)
+{
+	pid_t child = -1;
+	int stopped = 0, status;
+	uint32_t killed;
+
+	for (;;) {
+		if (fs_read(&killed) != 0)
+			_exit(1);
+		if (stopped && killed) {
+			stopped = 0;
+			if (waitpid(child, &status, 0) < 0)
+				_exit(1);
+		}
+		if (!stopped) {
+			child = fork();
+			if (child < 0)
+				_exit(1);
+			if (child == 0) {
+				close(AFL_CTL_FD);
+				close(AFL_ST_FD);
+				return;
+			}
+		} else {
+			kill(child, SIGCONT);
+			stopped = 0;
+		}
+		if (fs_write((uint32_t)child) != 0)
+			_exit(1);
+		if (waitpid(child, &status, afl.persistent ? WUNTRACED : 0) < 0)
+			_exit(1);
+		stopped = WIFSTOPPED(status);
+		if (fs_write((uint32_t)status) != 0)
+			_exit(1);
+	}
+}
+
+UKCOV_EXPORT void ukcov_afl_start(int flags)
+{
+	const char *p;
+	int use_shm = 0, rc;
+
+	if (afl.started++ || !afl.map)
+		return;
+	p = ukcov__env("__AFL_PERSISTENT");
+	afl.persistent = p != NULL;
+	(void)ukcov__afl_cmp_attach();
+	rc = fs_hello(flags & UKCOV_AFL_SHM_INPUT, &use_shm);
+	if (rc < 0)
+		_exit(1);
+	if (rc == 0) {
+		if (use_shm)
+			afl.shm_input = ukcov__afl_shm("__AFL_SHM_FUZZ_ID",
+						       AFL_SHM_INPUT_MAX + 4);
+		/* The server sets SIGCHLD to its default, so that waitpid
+		 * sees the children whatever the program chose. */
+		signal(SIGCHLD, SIG_DFL);
+		fs_serve();
+	}
+	child_begin();
+}
+
+UKCOV_EXPORT void ukcov_afl_defer(void)
+{
+	afl.deferred = 1;
+}
+
+UKCOV_EXPORT int ukcov_afl_active(void)
+{
+	return afl.map != NULL;
+}
+
+UKCOV_EXPORT int ukcov_afl_input(const uint8_t **data, size_t *len)
+{
+	uint32_t n;
+
+	if (!afl.shm_input)
+		return 0;
+	memcpy(&n, afl.shm_input, 4);
+	*data = afl.shm_input + 4;
+	*len = n < AFL_SHM_INPUT_MAX ? n : AFL_SHM_INPUT_MAX;
+	return 1;
+}
+
+/*
+ * AFL++'s persistent loop (afl-compiler-rt.o.c __afl_persistent_loop):
+ * true for each input a child runs.  The first call forgets what the
+ * child did before (start-up, the driver's throwaway call); each later
+ * one writes the last input's edges, stops the child (SIGSTOP: afl-fuzz
+ * sees the input done) and, resumed, starts the next.  Without
+ * __AFL_PERSISTENT, or outside AFL++, the loop runs once.
+ */
+UKCOV_EXPORT int __afl_persistent_loop(unsigned int max)
+{
+	if (!afl.loop_started) {
+		afl.loop_started = 1;
+		afl.loop_left = max;
+		rec_reset();
+		return 1;
+	}
+	if (afl.persistent && afl.child && afl.loop_left && --afl.loop_left) {
+		rec_flush();
+		raise(SIGSTOP);
+		rec_reset();
+		return 1;
+	}
+	/* What follows the loop is not the input's. */
+	rec_flush();
+	rec_stop();
+	return 0;
+}
+
+/* After the runtime's constructor (101): its thread state is ready. */
+__attribute__((constructor(102))) static void afl_init(void)
+{
+	if (!ukcov__env("__AFL_SHM_ID"))
+		return;
+	afl.map = ukcov__afl_shm("__AFL_SHM_ID", AFL_MAP_SIZE);
+	if (!afl.map || afl.deferred)
+		return;
+	ukcov_afl_start(0);
+}
