@@ -28,7 +28,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/shm.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -291,6 +293,16 @@ static void child_begin(void)
 
 /* ---- the fork server ---- */
 
+/* A persistent child stops itself after each input; should the server
+ * die (afl-fuzz gone), nobody would resume or reap it, so it goes with
+ * the server. */
+static void child_orphan_dies(pid_t server)
+{
+	(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != server)
+		_exit(1);
+}
+
 static int fs_read(uint32_t *v)
 {
 	return read(AFL_CTL_FD, v, 4) == 4 ? 0 : -1;
@@ -340,12 +352,25 @@ static int hello_v1(int shm_input, int *use_shm)
 	return 0;
 }
 
+/* afl-fuzz's status pipe is there: fd 199 is a pipe.  A program run
+ * with the map but no server (afl-showmap -n...) may hold 199 for its
+ * own file, which must not receive a hello. */
+static int fs_present(void)
+{
+	struct stat st;
+
+	return fstat(AFL_ST_FD, &st) == 0 && S_ISFIFO(st.st_mode) &&
+	       fstat(AFL_CTL_FD, &st) == 0 && S_ISFIFO(st.st_mode);
+}
+
 /* Which handshake: 4.04c's, which current afl-fuzz still accepts,
  * unless UKCOV_AFL_PROTOCOL=1 asks for the version-1 one. */
 static int fs_hello(int shm_input, int *use_shm)
 {
 	const char *p = ukcov__env("UKCOV_AFL_PROTOCOL");
 
+	if (!fs_present())
+		return 1;
 	if (p && !strcmp(p, "1"))
 		return hello_v1(shm_input, use_shm);
 	return hello_404(shm_input, use_shm);
@@ -356,7 +381,7 @@ static int fs_hello(int shm_input, int *use_shm)
  * then is non-zero, and the dead child is reaped first). */
 static void fs_serve(void)
 {
-	pid_t child = -1;
+	pid_t child = -1, server = getpid();
 	int stopped = 0, status;
 	uint32_t killed;
 
@@ -373,6 +398,7 @@ static void fs_serve(void)
 			if (child < 0)
 				_exit(1);
 			if (child == 0) {
+				child_orphan_dies(server);
 				close(AFL_CTL_FD);
 				close(AFL_ST_FD);
 				return;
