@@ -61,6 +61,7 @@ static struct {
 	unsigned loop_left;	/* inputs left to this child */
 	int fd;			/* the input thread's descriptor, or -1 */
 	int mode;		/* KCOV_TRACE_PC or KCOV_TRACE_CMP */
+	unsigned map_bits;	/* log2 of the map's size (map_bits_for) */
 	uint64_t *area;		/* its buffer */
 } afl = { .fd = -1 };
 
@@ -160,6 +161,74 @@ static uint64_t module_offset(uint64_t pc)
 	return pc;
 }
 
+/* ---- the map's size ---- */
+
+void __sanitizer_cov_trace_pc(void);
+void __sanitizer_cov_trace_pc_guard(uint32_t *guard);
+
+/*
+ * The coverage points of the loaded modules: the direct calls to the
+ * PC and guard callbacks in their code (on x86-64, e8 and a 32-bit
+ * displacement).  An e8 byte inside another instruction that happens
+ * to land there only makes the count, and the map, larger.  -1 where
+ * they cannot be counted.
+ */
+#if defined(__x86_64__)
+static int count_calls(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	uint64_t *n = arg;
+	uintptr_t pc = (uintptr_t)&__sanitizer_cov_trace_pc;
+	uintptr_t guard = (uintptr_t)&__sanitizer_cov_trace_pc_guard;
+
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		const uint8_t *p = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
+
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X) ||
+		    ph->p_memsz < 5)
+			continue;
+		for (uint64_t j = 0; j + 5 <= ph->p_memsz; j++) {
+			int32_t rel;
+			uintptr_t to;
+
+			if (p[j] != 0xe8)
+				continue;
+			memcpy(&rel, p + j + 1, 4);
+			to = (uintptr_t)(p + j + 5) + (uintptr_t)(intptr_t)rel;
+			*n += to == pc || to == guard;
+		}
+	}
+	return 0;
+}
+
+static int64_t count_points(void)
+{
+	uint64_t n = 0;
+
+	dl_iterate_phdr(count_calls, &n);
+	return (int64_t)n;
+}
+#else
+static int64_t count_points(void)
+{
+	return -1;
+}
+#endif
+
+/* 16 bytes per point keeps the edges' hashes mostly apart; afl-fuzz's
+ * work per input grows with the map, so it is no larger. */
+static unsigned map_bits_for(int64_t points)
+{
+	unsigned bits = AFL_MAP_MIN_BITS;
+
+	if (points < 0)
+		return AFL_MAP_MAX_BITS;
+	while (bits < AFL_MAP_MAX_BITS && (1ll << bits) < points * 16)
+		bits++;
+	return bits;
+}
+
 /* ---- the input thread's recording ---- */
 
 /* Arm a kcov descriptor on the calling thread: it runs the input. */
@@ -196,7 +265,7 @@ static void rec_reset(void)
 static inline uint32_t pc_hash(uint64_t pc)
 {
 	return (uint32_t)((module_offset(pc) * UKCOV_PCSET_HASH) >>
-			  (64 - AFL_MAP_BITS));
+			  (64 - afl.map_bits));
 }
 
 /* AFL's edge: the hash of the point, xor the previous one's shifted
@@ -319,7 +388,7 @@ static int fs_write(uint32_t v)
 static int hello_404(int shm_input, int *use_shm)
 {
 	uint32_t st = AFL_OPT_ENABLED | AFL_OPT_NEWCMPLOG | AFL_OPT_MAPSIZE |
-		      AFL_OPT_SET_MAP(AFL_MAP_SIZE), reply;
+		      AFL_OPT_SET_MAP(1u << afl.map_bits), reply;
 
 	if (shm_input)
 		st |= AFL_OPT_SHDMEM;
@@ -346,7 +415,7 @@ static int hello_v1(int shm_input, int *use_shm)
 	if (fs_read(&reply) != 0 || reply != (AFL_V1_MAGIC ^ 0xffffffffu))
 		return -1;
 	if (fs_write(AFL_V1_OPT_MAPSIZE | (shm_input ? AFL_V1_OPT_SHDMEM : 0)) ||
-	    fs_write(AFL_MAP_SIZE) || fs_write(AFL_V1_MAGIC))
+	    fs_write(1u << afl.map_bits) || fs_write(AFL_V1_MAGIC))
 		return -1;
 	*use_shm = shm_input;
 	return 0;
@@ -497,7 +566,8 @@ __attribute__((constructor(102))) static void afl_init(void)
 {
 	if (!ukcov__env("__AFL_SHM_ID"))
 		return;
-	afl.map = ukcov__afl_shm("__AFL_SHM_ID", AFL_MAP_SIZE);
+	afl.map_bits = map_bits_for(count_points());
+	afl.map = ukcov__afl_shm("__AFL_SHM_ID", 1u << afl.map_bits);
 	if (!afl.map || afl.deferred)
 		return;
 	ukcov_afl_start(0);

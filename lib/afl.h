@@ -34,9 +34,11 @@
  * most 1 MiB of data. */
 #define AFL_SHM_INPUT_MAX (1u << 20)
 
-/* The edge map: AFL++'s MAP_SIZE (config.h MAP_SIZE_POW2 16). */
-#define AFL_MAP_BITS 16
-#define AFL_MAP_SIZE (1u << AFL_MAP_BITS)
+/* The edge map: 16 bytes per coverage point, a power of two from 256
+ * bytes to AFL++'s MAP_SIZE (config.h MAP_SIZE_POW2 16), which is
+ * also the size where the points cannot be counted. */
+#define AFL_MAP_MIN_BITS 8
+#define AFL_MAP_MAX_BITS 16
 
 /* CmpLog (cmplog.h, 4.04c): 65536 headers of 8 bytes, then per header
  * 32 operand slots of 32 bytes; a routine uses the slots in pairs. */
