@@ -10,6 +10,12 @@
  * matches the name with its NUL, so it ends the string.
  */
 #include "internal.h"
+#include <ukcov/afl.h>
 
 UKCOV_EXPORT __attribute__((used)) const char __ukcov_afl_mark[] =
 	"__AFL_SHM_ID";
+
+/* In a static link (libukcov.a) nothing else pulls lib/afl.c, whose
+ * constructor starts the fork server, out of the archive. */
+__attribute__((used)) static int (*const afl_runtime_ref)(void) =
+	ukcov_afl_active;

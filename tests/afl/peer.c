@@ -15,7 +15,7 @@
  *             exit status (a bad environment must not stop a program)
  *
  * Prints "hello", "options", "mapsize" of the handshake, then per run
- * "status" (the wait status afl-fuzz would see), "edges" (non-zero map
+ * "pid" (the child's) and "status" (the wait status afl-fuzz would see), "edges" (non-zero map
  * bytes) and "map" (an FNV-1a hash of the map); with -c the CmpLog
  * entries, "ins SHAPE V0 V1" and "rtn LEN V0HEX V1HEX".
  */
@@ -245,8 +245,7 @@ int main(int argc, char **argv)
 		put32(0);
 		child = (pid_t)get32();
 		status = (int)get32();
-		printf("status %d\n", status);
-		(void)child;
+		printf("pid %d\nstatus %d\n", (int)child, status);
 		dump_map(map, mapsize);
 		if (cmp)
 			dump_cmp(cmp);
