@@ -474,7 +474,6 @@ static void fs_serve(void)
 			}
 		} else {
 			kill(child, SIGCONT);
-			stopped = 0;
 		}
 		if (fs_write((uint32_t)child) != 0)
 			_exit(1);

@@ -50,7 +50,10 @@ static uint8_t *read_all(int fd, size_t max, size_t *len)
 	uint8_t *buf = malloc(cap), *nb;
 	ssize_t r;
 
-	while (buf && n < max) {
+	*len = 0;
+	if (!buf)
+		return NULL;
+	while (n < max) {
 		if (n == cap) {
 			cap = cap * 2 < max ? cap * 2 : max;
 			nb = realloc(buf, cap);

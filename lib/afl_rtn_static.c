@@ -4,4 +4,4 @@
  * too, so libc's routine is __real_memcmp here (ld(1), --wrap).
  */
 #define UKCOV_RTN_STATIC 1
-#include "afl_rtn.c"
+#include "afl_rtn.c"	/* NOLINT(bugprone-suspicious-include) */

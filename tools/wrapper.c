@@ -148,9 +148,12 @@ static char *afl_strip_fuzzer(const char *arg, int *fuzzer)
 	return out;
 }
 
-/* argv without the fuzzer sanitizers (afl_strip_fuzzer); the new argc. */
-static int afl_filter_args(int argc, char **argv, int *fuzzer)
+/* argv without the fuzzer sanitizers (afl_strip_fuzzer); the new argc.
+ * *afl: a fuzzing build (-fsanitize=fuzzer or $UKCOV_AFL=1), which
+ * gets trace-cmp for CmpLog and the routines' wrappers. */
+static int afl_filter_args(int argc, char **argv, int *fuzzer, int *afl)
 {
+	const char *env = getenv("UKCOV_AFL");
 	int out = 1;
 
 	for (int i = 1; i < argc; i++) {
@@ -162,13 +165,16 @@ static int afl_filter_args(int argc, char **argv, int *fuzzer)
 			argv[out++] = a;
 	}
 	argv[out] = NULL;
+	*afl = *fuzzer != AFL_FUZZER_NONE || (env && !strcmp(env, "1"));
 	return out;
 }
 
-/* Compile flags of a CmpLog build: calls to the routines stay calls. */
-static int afl_compile_args(char **args, int n)
+/* The coverage flag, with trace-cmp for CmpLog in a fuzzing build,
+ * whose calls to the routines stay calls. */
+static int afl_compile_args(char **args, int n, int afl, int cmp, int guard)
 {
-	for (size_t i = 0; i < AFL_NROUTINES; i++)
+	args[n++] = coverage_flag(afl || cmp, guard);
+	for (size_t i = 0; afl && i < AFL_NROUTINES; i++)
 		args[n++] = join("-fno-builtin-", afl_routines[i]);
 	return n;
 }
@@ -201,7 +207,6 @@ int main(int argc, char **argv)
 	char *dir = self_dir(), *libdir, *incdir, *probe;
 	char **args = calloc((size_t)argc + 15 + AFL_MAX_ARGS, sizeof(*args));
 	int n = 0, fuzzer = AFL_FUZZER_NONE, afl;
-	const char *afl_env = getenv("UKCOV_AFL");
 
 	if (!cc || !*cc)
 		cc = is_cxx(argv[0]) ? "c++" : "cc";
@@ -212,14 +217,10 @@ int main(int argc, char **argv)
 	else					/* installed */
 		libdir = join(dir, "/../lib");
 	free(probe);
-	argc = afl_filter_args(argc, argv, &fuzzer);
-	/* A fuzzing build: trace-cmp for CmpLog, and the routines. */
-	afl = fuzzer != AFL_FUZZER_NONE || (afl_env && !strcmp(afl_env, "1"));
+	argc = afl_filter_args(argc, argv, &fuzzer, &afl);
 	args[n++] = (char *)cc;
-	args[n++] = coverage_flag(afl || (cmp && !strcmp(cmp, "1")),
-				  guard && !strcmp(guard, "1"));
-	if (afl)
-		n = afl_compile_args(args, n);
+	n = afl_compile_args(args, n, afl, cmp && !strcmp(cmp, "1"),
+			     guard && !strcmp(guard, "1"));
 	/* gcc before 14 turns a coverage call that ends a function into a
 	 * tail call (GCC PR 90746; syzkaller issue 4447), and the callback
 	 * then records the caller's return address, which is no coverage

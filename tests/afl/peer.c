@@ -31,12 +31,12 @@
 
 #define CTL_FD 198
 #define ST_FD  199
-#define CMP_W  65536u
-#define CMP_H  32u
-#define CMP_HDR 8u
-#define CMP_OPS 32u
+#define CMP_W  ((size_t)65536)
+#define CMP_H  ((size_t)32)
+#define CMP_HDR ((size_t)8)
+#define CMP_OPS ((size_t)32)
 #define CMP_MAP_BYTES (CMP_W * CMP_HDR + CMP_W * CMP_H * CMP_OPS)
-#define SHM_INPUT_MAX (1u << 20)
+#define SHM_INPUT_MAX ((size_t)1 << 20)
 
 static int ctl_w, st_r;
 
@@ -151,7 +151,7 @@ static void hex(const uint8_t *p, unsigned n)
 /* cmplog.h 4.04c: hits 0-23, id 24-47, shape 48-52, type 53-54. */
 static void dump_cmp(const uint8_t *cmp)
 {
-	for (uint32_t k = 0; k < CMP_W; k++) {
+	for (size_t k = 0; k < CMP_W; k++) {
 		uint64_t hd;
 		const uint8_t *ops = cmp + CMP_W * CMP_HDR +
 				     (size_t)k * CMP_H * CMP_OPS;
@@ -169,7 +169,7 @@ static void dump_cmp(const uint8_t *cmp)
 			printf("ins %u %" PRIx64 " %" PRIx64 "\n", shape, v0, v1);
 		}
 		for (unsigned i = 0; type == 2 && i < hits && i < 8; i++) {
-			const uint8_t *f = ops + i * 64;
+			const uint8_t *f = ops + (size_t)i * 64;
 
 			printf("rtn %u ", f[31]);
 			hex(f, f[31] & 0x7f);
