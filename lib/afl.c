@@ -163,9 +163,6 @@ static uint64_t module_offset(uint64_t pc)
 
 /* ---- the map's size ---- */
 
-void __sanitizer_cov_trace_pc(void);
-void __sanitizer_cov_trace_pc_guard(uint32_t *guard);
-
 /*
  * The coverage points of the loaded modules: the direct calls to the
  * PC and guard callbacks in their code (on x86-64, e8 and a 32-bit
@@ -177,8 +174,8 @@ void __sanitizer_cov_trace_pc_guard(uint32_t *guard);
 static int count_calls(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	uint64_t *n = arg;
-	uintptr_t pc = (uintptr_t)&__sanitizer_cov_trace_pc;
-	uintptr_t guard = (uintptr_t)&__sanitizer_cov_trace_pc_guard;
+	uintptr_t pc = (uintptr_t)__ukcov_point_callbacks.trace_pc;
+	uintptr_t guard = (uintptr_t)__ukcov_point_callbacks.trace_pc_guard;
 
 	(void)size;
 	for (int i = 0; i < info->dlpi_phnum; i++) {

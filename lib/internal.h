@@ -347,6 +347,14 @@ extern const char ukcov__runtime_anchor;
 /* Defined in callbacks.c, named by the -lukcov linker script. */
 extern const char __ukcov_callbacks __attribute__((visibility("default")));
 
+/* The coverage callbacks the program calls (callbacks.c, lib/afl.c). */
+struct ukcov_point_callbacks {
+	void (*trace_pc)(void);
+	void (*trace_pc_guard)(uint32_t *guard);
+};
+extern const struct ukcov_point_callbacks __ukcov_point_callbacks
+	__attribute__((visibility("default")));
+
 /* ---- thread.c ---- */
 extern pthread_mutex_t ukcov__proc_lock;
 pid_t ukcov__gettid(void);

@@ -73,6 +73,10 @@ $(B)/libukcov.so.$(SOMAJOR): $(B)/libukcov.so.$(VERSION)
 $(B)/libukcov.so: $(B)/libukcov.so.$(SOMAJOR) $(B)/libukcov_cb.a lib/gen-ldscript.sh
 	lib/gen-ldscript.sh $(TOP)/$(B) > $@
 
+# The driver is installed beside libukcov.so: ukcov-cc finds it there.
+install-extra::
+	$(INSTALL) -m 644 $(B)/libukcov_fuzzer.a $(DESTDIR)$(LIBDIR)/
+
 # An in-tree pkg-config file, so tests and examples build the way users do.
 $(B)/pkgconfig/ukcov.pc: lib/ukcov.pc.in | $(B)
 	@mkdir -p $(dir $@)

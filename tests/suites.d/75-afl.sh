@@ -50,6 +50,8 @@ for t in m4 m8 m16 cmp; do
 done
 check "build cmp (clang, -fsanitize=fuzzer)" env UKCOV_CC=clang "$UCC" -O2 \
 	-fsanitize=fuzzer "$SRC/cmp.c" -o c_cmp
+check "build m4 (clang, trace-pc-guard)" env UKCOV_CC=clang UKCOV_GUARD=1 "$UCC" \
+	-O2 -fsanitize=fuzzer "$SRC/m4.c" -o g_m4
 check "build plain (gcc)" "$UCC" -O2 "$SRC/plain.c" -o plain
 check "build plain (gcc, -static)" "$UCC" -O2 -static "$SRC/plain.c" -o plain_static
 check "build pool (gcc, -fsanitize=fuzzer)" "$UCC" -O2 -fsanitize=fuzzer \
@@ -118,6 +120,11 @@ for b in u_cmp c_cmp; do
 	has "cmplog $b: memcmp of 16 bytes" cmp_$b \
 		"rtn 16 42424242434343434444444445454545 9abcdef08192a3b4c5d6e7f889facbed"
 done
+./peer -r 2 -s ok4 -- ./g_m4 >guard 2>&1
+./peer -c -s ok4 -- ./g_m4 >guardc 2>&1
+same "trace-pc-guard build: one map twice, its CmpLog entry" \
+	"$(grep '^map ' guard | sort -u | wc -l) $(sed -n 's/^edges //p' guard | sort -u) \
+$(grep -c '^ins 3 11223344 64636261$' guardc)" "1 3 1"
 ./peer -- ./u_cmp in20 >nocmp 2>&1
 has "no CmpLog map: the program still runs" nocmp "status 0"
 
