@@ -2,7 +2,7 @@
  * lib/afl.h -- what lib/afl.c (AFL++'s fork server and coverage map)
  * and lib/afl_cmplog.c (its CmpLog map) share.  The byte layouts are
  * AFL++ 4.04c's (include/types.h, include/config.h, include/cmplog.h)
- * and are described in docs/FORMATS.md, "AFL++ maps".
+ * and are described in docs/FORMATS.md, "AFL++ maps" (5c).
  */
 #ifndef UKCOV_AFL_H
 #define UKCOV_AFL_H

@@ -157,6 +157,18 @@ for t in m4 m8 m16; do
 	else bad "afl-fuzz -c 0 solves $t" "$(grep -a 'ABORT\|Location' log_$t | head -2 | tr '\n' ' ')"; fi
 done
 
+check "build examples/fuzz_target.c" "$UCC" -O2 -fsanitize=fuzzer \
+	"$TOP/examples/fuzz_target.c" -o u_ft
+mkdir -p ftin && printf 'hello, world....................' >ftin/a
+AFL_BENCH_UNTIL_CRASH=1 timeout 120 afl-fuzz -s 1 -i ftin -o o_ft -c 0 -V 60 \
+	-- ./u_ft >log_ft 2>&1
+c=$(ls o_ft/default/crashes 2>/dev/null | grep -m1 '^id:')
+if [ -n "$c" ] && [ "$(rc ./u_ft "o_ft/default/crashes/$c")" = 134 ]; then
+	ok "examples/fuzz_target.c: afl-fuzz -c 0 finds the crash, the driver reproduces it"
+else
+	bad "examples/fuzz_target.c: crash found and reproduced" "${c:-no crash}"
+fi
+
 # ---- stability of a thread-pool target ----
 mkdir -p pin && printf 'hello (x)' >pin/a
 stab() { sed -n 's/^stability *: \([0-9.]*\)%/\1/p' "$1/default/fuzzer_stats" 2>/dev/null; }
