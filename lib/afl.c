@@ -63,6 +63,10 @@ static struct {
 	int mode;		/* KCOV_TRACE_PC or KCOV_TRACE_CMP */
 	unsigned map_bits;	/* log2 of the map's size (map_bits_for) */
 	uint64_t *area;		/* its buffer */
+	unsigned input;		/* inputs begun in this child */
+	int in_input;		/* an input runs: threads started now are
+				 * its own (not the driver's throwaway
+				 * call's) */
 } afl = { .fd = -1 };
 
 unsigned long ukcov__afl_input_thread;
@@ -228,35 +232,106 @@ static unsigned map_bits_for(int64_t points)
 
 /* ---- the input thread's recording ---- */
 
-/* Arm a kcov descriptor on the calling thread: it runs the input. */
-static int rec_arm(int mode)
+/* A kcov descriptor armed on the calling thread in mode; its buffer,
+ * or NULL.  *fd: the descriptor, -1 if none. */
+static uint64_t *arm_desc(int mode, int *fd)
 {
 	struct ukcov_desc *d;
 	void *p;
 
-	afl.fd = ukcov__open_desc(UKCOV_LINUX, 1);
-	if (afl.fd < 0)
-		return -1;
-	d = ukcov__fd_lookup(afl.fd);
-	if (!d || ukcov__do_ioctl(afl.fd, KCOV_INIT_TRACE, AFL_TRACE_WORDS))
-		return -1;
+	*fd = ukcov__open_desc(UKCOV_LINUX, 1);
+	if (*fd < 0)
+		return NULL;
+	d = ukcov__fd_lookup(*fd);
+	if (!d || ukcov__do_ioctl(*fd, KCOV_INIT_TRACE, AFL_TRACE_WORDS))
+		return NULL;
 	p = ukcov__do_mmap(d, NULL, AFL_TRACE_WORDS * 8ul,
-			   PROT_READ | PROT_WRITE, MAP_SHARED, afl.fd, 0);
+			   PROT_READ | PROT_WRITE, MAP_SHARED, *fd, 0);
 	if (p == MAP_FAILED)
-		return -1;
-	afl.area = p;
+		return NULL;
+	if (ukcov__do_ioctl(*fd, KCOV_ENABLE, (unsigned long)mode)) {
+		munmap(p, AFL_TRACE_WORDS * 8ul);
+		return NULL;
+	}
+	__atomic_store_n((uint64_t *)p, 0, __ATOMIC_RELAXED);
+	return p;
+}
+
+/* Arm the calling thread: it runs the input. */
+static int rec_arm(int mode)
+{
 	afl.mode = mode;
-	if (ukcov__do_ioctl(afl.fd, KCOV_ENABLE, (unsigned long)mode))
+	afl.area = arm_desc(mode, &afl.fd);
+	if (!afl.area)
 		return -1;
-	__atomic_store_n(&afl.area[0], 0, __ATOMIC_RELAXED);
 	ukcov__afl_input_thread = (unsigned long)pthread_self();
 	return 0;
 }
 
+/*
+ * Threads the input starts (ukcov__afl_thread_create) record too, each
+ * with its own descriptor in a slot here, tagged with the input that
+ * started it; a slot of an earlier input is released when the next
+ * input starts (its thread, if still running, then records into the
+ * runtime's mapping that nobody reads).  Slot states: FREE -> ARMING
+ * (the new thread, CAS) -> ARMED (the new thread) -> FREE (the input
+ * thread, at the next input).
+ */
+#define AFL_THREADS 64
+enum { SLOT_FREE, SLOT_ARMING, SLOT_ARMED };
+static struct afl_slot {
+	int state;		/* SLOT_*, atomic */
+	int fd;
+	unsigned input;		/* afl.input when its thread started */
+	uint64_t *area;
+} slots[AFL_THREADS];
+
+static void slots_release_old(void)
+{
+	for (int i = 0; i < AFL_THREADS; i++) {
+		struct afl_slot *sl = &slots[i];
+
+		if (__atomic_load_n(&sl->state, __ATOMIC_ACQUIRE) != SLOT_ARMED ||
+		    sl->input == afl.input)
+			continue;
+		munmap(sl->area, AFL_TRACE_WORDS * 8ul);
+		ukcov__real_close(sl->fd);
+		sl->area = NULL;
+		__atomic_store_n(&sl->state, SLOT_FREE, __ATOMIC_RELEASE);
+	}
+}
+
+/* Called by a new thread of the input, before its start routine. */
+static void slot_arm(unsigned input)
+{
+	for (int i = 0; i < AFL_THREADS; i++) {
+		struct afl_slot *sl = &slots[i];
+		int free_state = SLOT_FREE;
+
+		if (!__atomic_compare_exchange_n(&sl->state, &free_state,
+						 SLOT_ARMING, 0, __ATOMIC_ACQUIRE,
+						 __ATOMIC_RELAXED))
+			continue;
+		sl->input = input;
+		sl->area = arm_desc(afl.mode, &sl->fd);
+		if (!sl->area) {
+			if (sl->fd >= 0)
+				ukcov__real_close(sl->fd);
+			__atomic_store_n(&sl->state, SLOT_FREE, __ATOMIC_RELEASE);
+			return;
+		}
+		__atomic_store_n(&sl->state, SLOT_ARMED, __ATOMIC_RELEASE);
+		return;
+	}
+}
+
 static void rec_reset(void)
 {
+	afl.input++;
+	slots_release_old();
 	if (afl.area)
 		__atomic_store_n(&afl.area[0], 0, __ATOMIC_RELAXED);
+	afl.in_input = 1;
 }
 
 static inline uint32_t pc_hash(uint64_t pc)
@@ -281,27 +356,83 @@ static void map_from_pcs(uint8_t *map, const uint64_t *area, uint64_t n)
 	}
 }
 
-/* The input is over: its trace goes to the maps.  Async-signal-safe
- * (it runs from the fatal-signal handler too). */
-static void rec_flush(void)
+/* One thread's trace into the maps. */
+static void flush_area(const uint64_t *area)
 {
 	uint64_t n, cap = AFL_TRACE_WORDS - 1;
 
+	if (afl.mode == KCOV_TRACE_CMP) {
+		ukcov__afl_cmp_from_trace(area, AFL_TRACE_WORDS);
+		return;
+	}
+	n = __atomic_load_n(&area[0], __ATOMIC_ACQUIRE);
+	map_from_pcs(afl.map, area, n < cap ? n : cap);
+}
+
+/* The input is over: its threads' traces go to the maps.
+ * Async-signal-safe (it runs from the fatal-signal handler too). */
+static void rec_flush(void)
+{
 	if (!afl.area || !afl.map)
 		return;
-	n = __atomic_load_n(&afl.area[0], __ATOMIC_ACQUIRE);
-	if (afl.mode == KCOV_TRACE_CMP) {
-		ukcov__afl_cmp_from_trace(afl.area, AFL_TRACE_WORDS);
-	} else {
-		map_from_pcs(afl.map, afl.area, n < cap ? n : cap);
-	}
+	flush_area(afl.area);
+	for (int i = 0; i < AFL_THREADS; i++)
+		if (__atomic_load_n(&slots[i].state, __ATOMIC_ACQUIRE) ==
+		    SLOT_ARMED && slots[i].input == afl.input)
+			flush_area(slots[i].area);
 	/* afl-fuzz takes an all-zero map for a program without
 	 * instrumentation (afl-compiler-rt.o.c sets this byte too). */
 	afl.map[0] |= 1;
 }
 
+/* ---- threads the input starts ---- */
+
+/* Does a thread the caller starts now belong to the input? */
+int ukcov__afl_follows(void)
+{
+	return afl.in_input && ukcov__afl_input_thread &&
+	       ukcov__afl_input_thread == (unsigned long)pthread_self();
+}
+
+struct afl_start {
+	void *(*fn)(void *);
+	void *arg;
+	unsigned input;
+	uint64_t common_handle;	/* the creator's (Linux kcov_task_init) */
+};
+
+static void *afl_thread_start(void *p)
+{
+	struct afl_start s = *(struct afl_start *)p;
+
+	free(p);
+	__ukcov_thread.common_handle = s.common_handle;
+	slot_arm(s.input);
+	return s.fn(s.arg);
+}
+
+int ukcov__afl_thread_create(pthread_t *th, const pthread_attr_t *attr,
+			     void *(*fn)(void *), void *arg,
+			     ukcov_pthread_create_fn next)
+{
+	struct afl_start *s = malloc(sizeof(*s));
+	int rc;
+
+	if (!s)
+		return next(th, attr, fn, arg);
+	s->fn = fn;
+	s->arg = arg;
+	s->input = afl.input;
+	s->common_handle = __ukcov_thread.common_handle;
+	rc = next(th, attr, afl_thread_start, s);
+	if (rc)
+		free(s);
+	return rc;
+}
+
 static void rec_stop(void)
 {
+	afl.in_input = 0;
 	if (afl.fd >= 0)
 		(void)ukcov__do_ioctl(afl.fd, KCOV_DISABLE, 0);
 	ukcov__afl_input_thread = 0;
@@ -353,6 +484,9 @@ static void child_begin(void)
 			"cannot record the input", strerror(errno));
 		return;
 	}
+	/* A plain program's input is all it does; the driver's begins at
+	 * its loop, after the throwaway call. */
+	afl.in_input = !afl.deferred;
 	atexit(flush_at_exit);
 	hook_fatal();
 }

@@ -484,6 +484,11 @@ typedef int (*ukcov_pthread_create_fn)(pthread_t *, const pthread_attr_t *,
 int ukcov__thread_create(pthread_t *th, const pthread_attr_t *attr,
 			 void *(*fn)(void *), void *arg,
 			 ukcov_pthread_create_fn next);
+/* lib/afl.c: a thread the input starts under AFL++ records too. */
+int ukcov__afl_follows(void);
+int ukcov__afl_thread_create(pthread_t *th, const pthread_attr_t *attr,
+			     void *(*fn)(void *), void *arg,
+			     ukcov_pthread_create_fn next);
 /* ld --wrap=pthread_create's name (static_wrap.c, and follow.c for a
  * dynamic link with pkg-config --static's flags). */
 int __wrap_pthread_create(pthread_t *th,	/* NOLINT(bugprone-reserved-identifier) */

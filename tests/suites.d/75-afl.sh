@@ -52,6 +52,8 @@ check "build cmp (clang, -fsanitize=fuzzer)" env UKCOV_CC=clang "$UCC" -O2 \
 	-fsanitize=fuzzer "$SRC/cmp.c" -o c_cmp
 check "build m4 (clang, trace-pc-guard)" env UKCOV_CC=clang UKCOV_GUARD=1 "$UCC" \
 	-O2 -fsanitize=fuzzer "$SRC/m4.c" -o g_m4
+check "build spawn (gcc, -fsanitize=fuzzer)" "$UCC" -O2 -fsanitize=fuzzer \
+	"$SRC/spawn.c" -o u_spawn -lpthread
 check "build plain (gcc)" "$UCC" -O2 "$SRC/plain.c" -o plain
 check "build plain (gcc, -static)" "$UCC" -O2 -static "$SRC/plain.c" -o plain_static
 check "build pool (gcc, -fsanitize=fuzzer)" "$UCC" -O2 -fsanitize=fuzzer \
@@ -112,6 +114,16 @@ if timeout 10 tail --pid="${pid:-1}" -f /dev/null; then
 else
 	bad "persistent: a stopped child dies with its server" "$pid still there"
 fi
+
+# ---- a thread the input starts records into the input's map ----
+printf A >inA; printf B >inB
+for i in inA inA inB; do ./peer -s $i -- ./u_spawn 2>&1 | grep '^map '; done >spawn
+same "input's thread: its branch is in the map (A, A, B)" \
+	"$(sed -n 1p spawn) $(sed -n 3p spawn | grep -vxF "$(sed -n 1p spawn)" | wc -l)" \
+	"$(sed -n 2p spawn) 1"
+__AFL_PERSISTENT=1 ./peer -r 3 -s inA -- ./u_spawn 2>&1 | grep '^map ' >spawnp
+same "input's thread, persistent: the same map each input" \
+	"$(sort -u spawnp)" "$(sed -n 1p spawn)"
 
 # ---- CmpLog ----
 for b in u_cmp c_cmp; do
