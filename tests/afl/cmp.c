@@ -1,6 +1,7 @@
 /* tests/afl/cmp.c -- the known compares whose CmpLog entries
  * tests/suites.d/75-afl.sh checks: a 4-byte == with 0x11223344 at
- * offset 0 and a 16-byte memcmp at offset 4; any input runs both. */
+ * offset 0, a 16-byte memcmp at offset 4 and a strcmp of the first 8
+ * bytes with "fuzzing"; any input of 20 bytes runs all three. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@ static volatile int seen;
 int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 {
 	uint32_t x;
+	char word[9];
 
 	if (n < 20)
 		return 0;
@@ -27,5 +29,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 		seen = 1;
 	if (memcmp(d + 4, magic, 16) == 0 && seen == 1)
 		abort();
+	memcpy(word, d, 8);
+	word[8] = '\0';
+	if (strcmp(word, "fuzzing") == 0)
+		seen = 2;
 	return 0;
 }

@@ -131,6 +131,8 @@ for b in u_cmp c_cmp; do
 	has "cmplog $b: x == 0x11223344" cmp_$b "ins 3 11223344 41414141"
 	has "cmplog $b: memcmp of 16 bytes" cmp_$b \
 		"rtn 16 42424242434343434444444445454545 9abcdef08192a3b4c5d6e7f889facbed"
+	# strings: with their NUL, the length byte | 0x80
+	has "cmplog $b: strcmp" cmp_$b "rtn 137 414141414242424200 66757a7a696e670000"
 done
 ./peer -r 2 -s ok4 -- ./g_m4 >guard 2>&1
 ./peer -c -s ok4 -- ./g_m4 >guardc 2>&1
