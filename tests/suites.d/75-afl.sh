@@ -164,17 +164,18 @@ cmp -s sm1 sm3 && bad "afl-showmap: another input, other tuples" "same map" ||
 # ---- afl-fuzz -c 0: the CmpLog stage solves m4, m8, m16 ----
 mkdir -p seeds && printf 'AAAAAAAAAAAAAAAAAAAA' >seeds/a
 for t in m4 m8 m16; do
-	AFL_BENCH_UNTIL_CRASH=1 timeout 120 afl-fuzz -s 1 -i seeds -o o_$t -c 0 \
-		-V 60 -- ./u_$t >log_$t 2>&1
+	AFL_BENCH_UNTIL_CRASH=1 timeout 120 afl-fuzz -s 1 -t 2000 -i seeds \
+		-o o_$t -c 0 -V 60 -- ./u_$t >log_$t 2>&1
 	c=$(ls o_$t/default/crashes 2>/dev/null | grep -o 'execs:[0-9]*' | head -1)
 	if [ -n "$c" ]; then ok "afl-fuzz -c 0 solves $t (${c#execs:} execs)"
-	else bad "afl-fuzz -c 0 solves $t" "$(grep -a 'ABORT\|Location' log_$t | head -2 | tr '\n' ' ')"; fi
+	else bad "afl-fuzz -c 0 solves $t" "$(grep -a 'ABORT\|Location' log_$t | head -2 | tr '\n' ' ') \
+$(grep -E 'execs_done|unique_hangs|saved_hangs|run_time' o_$t/default/fuzzer_stats 2>/dev/null | tr -s ' ' | tr '\n' ' ')"; fi
 done
 
 check "build examples/fuzz_target.c" "$UCC" -O2 -fsanitize=fuzzer \
 	"$TOP/examples/fuzz_target.c" -o u_ft
 mkdir -p ftin && printf 'hello, world....................' >ftin/a
-AFL_BENCH_UNTIL_CRASH=1 timeout 120 afl-fuzz -s 1 -i ftin -o o_ft -c 0 -V 60 \
+AFL_BENCH_UNTIL_CRASH=1 timeout 120 afl-fuzz -s 1 -t 2000 -i ftin -o o_ft -c 0 -V 60 \
 	-- ./u_ft >log_ft 2>&1
 c=$(ls o_ft/default/crashes 2>/dev/null | grep -m1 '^id:')
 if [ -n "$c" ] && [ "$(rc ./u_ft "o_ft/default/crashes/$c")" = 134 ]; then
