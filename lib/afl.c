@@ -466,16 +466,22 @@ static void flush_on_fatal(int sig)
 	raise(sig);
 }
 
+/* Only where the signal would kill the child anyway: a handler already
+ * there (a sanitizer's, the program's) keeps its signal. */
 static void hook_fatal(void)
 {
-	struct sigaction sa;
+	struct sigaction sa, old;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = flush_on_fatal;
 	sa.sa_flags = SA_RESETHAND | SA_NODEFER;
 	for (size_t i = 0; i < sizeof(fatal_signals) / sizeof(*fatal_signals);
-	     i++)
+	     i++) {
+		if (ukcov__real_sigaction(fatal_signals[i], NULL, &old) != 0 ||
+		    (old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL)
+			continue;
 		(void)ukcov__real_sigaction(fatal_signals[i], &sa, NULL);
+	}
 }
 
 /* In a new child, on the thread that will run the input. */

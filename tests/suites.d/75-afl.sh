@@ -54,6 +54,8 @@ check "build m4 (clang, trace-pc-guard)" env UKCOV_CC=clang UKCOV_GUARD=1 "$UCC"
 	-O2 -fsanitize=fuzzer "$SRC/m4.c" -o g_m4
 check "build spawn (gcc, -fsanitize=fuzzer)" "$UCC" -O2 -fsanitize=fuzzer \
 	"$SRC/spawn.c" -o u_spawn -lpthread
+check "build segv (gcc, -fsanitize=fuzzer)" "$UCC" -O1 -fsanitize=fuzzer \
+	"$SRC/segv.c" -o u_segv
 check "build plain (gcc)" "$UCC" -O2 "$SRC/plain.c" -o plain
 check "build plain (gcc, -static)" "$UCC" -O2 -static "$SRC/plain.c" -o plain_static
 check "build pool (gcc, -fsanitize=fuzzer)" "$UCC" -O2 -fsanitize=fuzzer \
@@ -124,6 +126,12 @@ same "input's thread: its branch is in the map (A, A, B)" \
 __AFL_PERSISTENT=1 ./peer -r 3 -s inA -- ./u_spawn 2>&1 | grep '^map ' >spawnp
 same "input's thread, persistent: the same map each input" \
 	"$(sort -u spawnp)" "$(sed -n 1p spawn)"
+
+# ---- a crash's edges reach the map ----
+printf S >inS
+./peer -s inS -- ./u_segv >segv 2>&1
+same "SIGSEGV: the child dies of it, its edges are in the map" \
+	"$(sed -n 's/^status //p' segv) $(sed -n 's/^edges //p' segv | awk '{print ($1 >= 3)}')" "11 1"
 
 # ---- CmpLog ----
 for b in u_cmp c_cmp; do
