@@ -78,6 +78,8 @@ Executed ok4"
 rc() { { "$@" >out 2>err; echo $?; } 2>/dev/null; }
 same "driver: a crashing file reproduces" "$(rc ./u_m4 crash4):$(cat err)" "134:Running: crash4"
 same "driver: stdin runs once" "$(rc sh -c './u_m4 <crash4')" 134
+same "driver: a missing file" "$(rc ./u_m4 nosuch):$(cat err)" "1:Running: nosuch
+nosuch: No such file or directory"
 
 # ---- the 4.04c hello and the version-1 handshake (peer) ----
 ./peer -1 -- ./u_m4 ok4 >v1 2>&1
