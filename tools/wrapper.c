@@ -190,11 +190,8 @@ static int afl_link_args(char **args, int n, const char *libdir, int afl,
 	if (afl)
 		for (size_t i = 0; i < AFL_NROUTINES; i++)
 			args[n++] = join("-Wl,--wrap=", afl_routines[i]);
-	if (fuzzer == AFL_FUZZER_LINK) {
-		char *d = join(libdir, "/libukcov_fuzzer.a");
-
-		args[n++] = d;
-	}
+	if (fuzzer == AFL_FUZZER_LINK)
+		args[n++] = join(libdir, "/libukcov_fuzzer.a");
 	return n;
 }
 
