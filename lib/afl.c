@@ -12,9 +12,10 @@
  * Coverage is libukcov's own per-thread kcov: the child arms a Linux
  * flavor descriptor on the thread that runs the input, in PC mode (or
  * CMP mode in CmpLog runs, lib/afl_cmplog.c), and at the end of the
- * input turns the trace into edges (docs/DESIGN.md, "AFL++"): threads
- * that do other work, a pool or a timer, write nothing, so they cannot
- * make AFL++'s coverage unstable.
+ * input turns the trace into edges (docs/DESIGN.md, "AFL++"), with
+ * those of the threads it started and of the remote sections run for
+ * its common handle: threads that do other work, a pool or a timer,
+ * write nothing, so they cannot make AFL++'s coverage unstable.
  *
  *     afl-fuzz          fork server (this constructor)        child
  *     ctl 198 ------->  read "go", fork or SIGCONT  ------->  arm, run input,
@@ -70,6 +71,16 @@ static struct {
 } afl = { .fd = -1 };
 
 unsigned long ukcov__afl_input_thread;
+
+/* The collector of remote sections ("remote sections" below). */
+static struct {
+	int fd;
+	uint64_t *area;
+	int ready;		/* under lock: 1 armed, -1 failed */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+} coll = { .fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER,
+	   .cond = PTHREAD_COND_INITIALIZER };
 
 /* One line on stderr, whole, with one write(2). */
 static void afl_say(const char *fmt, const char *what, const char *why)
@@ -338,6 +349,8 @@ static void rec_reset(void)
 	slots_release_old();
 	if (afl.area)
 		__atomic_store_n(&afl.area[0], 0, __ATOMIC_RELAXED);
+	if (coll.area)
+		__atomic_store_n(&coll.area[0], 0, __ATOMIC_RELAXED);
 	afl.in_input = 1;
 }
 
@@ -376,6 +389,8 @@ static void flush_area(const uint64_t *area)
 	map_from_pcs(afl.map, area, n < cap ? n : cap);
 }
 
+static void flush_remote(void);
+
 /* The input is over: its threads' traces go to the maps.
  * Async-signal-safe (it runs from the fatal-signal handler too). */
 static void rec_flush(void)
@@ -387,9 +402,104 @@ static void rec_flush(void)
 		if (__atomic_load_n(&slots[i].state, __ATOMIC_ACQUIRE) ==
 		    SLOT_ARMED && slots[i].input == afl.input)
 			flush_area(slots[i].area);
+	flush_remote();
 	/* afl-fuzz takes an all-zero map for a program without
 	 * instrumentation (afl-compiler-rt.o.c sets this byte too). */
 	afl.map[0] |= 1;
+}
+
+/* ---- remote sections under the input's common handle ---- */
+
+/*
+ * Work the input hands to a thread that already exists (a pool's
+ * worker) is coverage of the input when that thread runs it in a
+ * remote section for the input thread's common handle, as kcov users
+ * do (ukcov_remote_start(3), examples/remote_pool.c).  A collector
+ * thread of the child holds KCOV_REMOTE_ENABLE for a common handle of
+ * its own, which the input thread then carries (and passes to threads
+ * it starts).  Sections merge into the collector's area in the order
+ * they end, which concurrent workers do not keep: their PCs count as
+ * points (map[h(pc)]), not edges, so that one input gives one map.
+ */
+static void *collector_main(void *arg)
+{
+	struct {
+		struct kcov_remote_arg a;
+	} ra;
+	uint64_t handle = *(uint64_t *)arg;
+	struct ukcov_desc *d;
+	int ok = 0;
+
+	memset(&ra, 0, sizeof(ra));
+	coll.fd = ukcov__open_desc(UKCOV_LINUX, 1);
+	d = coll.fd >= 0 ? ukcov__fd_lookup(coll.fd) : NULL;
+	if (d && !ukcov__do_ioctl(coll.fd, KCOV_INIT_TRACE, AFL_TRACE_WORDS)) {
+		void *p = ukcov__do_mmap(d, NULL, AFL_TRACE_WORDS * 8ul,
+					 PROT_READ | PROT_WRITE, MAP_SHARED,
+					 coll.fd, 0);
+
+		ra.a.trace_mode = (uint32_t)afl.mode;
+		ra.a.area_size = AFL_TRACE_WORDS;
+		ra.a.common_handle = handle;
+		if (p != MAP_FAILED &&
+		    !ukcov__do_ioctl(coll.fd, KCOV_REMOTE_ENABLE,
+				     (unsigned long)&ra.a)) {
+			coll.area = p;
+			ok = 1;
+		}
+	}
+	pthread_mutex_lock(&coll.lock);
+	coll.ready = ok ? 1 : -1;
+	pthread_cond_broadcast(&coll.cond);
+	/* The collection lives as long as this thread: for good. */
+	for (;;)
+		pthread_cond_wait(&coll.cond, &coll.lock);
+	return NULL;
+}
+
+/* Start the collector; the calling (input) thread takes its handle,
+ * unless the program gave it one (UKCOV_COMMON_HANDLE). */
+static void collector_start(void)
+{
+	static uint64_t handle;
+	pthread_t t;
+
+	if (__ukcov_thread.common_handle)
+		return;
+	handle = kcov_remote_handle(KCOV_SUBSYSTEM_COMMON,
+				    (uint64_t)getpid() & KCOV_INSTANCE_MASK);
+	if (ukcov__real_pthread_create(&t, NULL, collector_main, &handle))
+		return;
+	pthread_mutex_lock(&coll.lock);
+	while (!coll.ready)
+		pthread_cond_wait(&coll.cond, &coll.lock);
+	pthread_mutex_unlock(&coll.lock);
+	if (coll.ready > 0)
+		__ukcov_thread.common_handle = handle;
+}
+
+/* Sections' PCs, as points. */
+static void map_from_points(uint8_t *map, const uint64_t *area, uint64_t n)
+{
+	for (uint64_t i = 1; i <= n; i++) {
+		uint8_t *b = &map[pc_hash(area[i])];
+
+		*b += *b != 255;
+	}
+}
+
+static void flush_remote(void)
+{
+	uint64_t n, cap = AFL_TRACE_WORDS - 1;
+
+	if (!coll.area)
+		return;
+	if (afl.mode == KCOV_TRACE_CMP) {
+		ukcov__afl_cmp_from_trace(coll.area, AFL_TRACE_WORDS);
+		return;
+	}
+	n = __atomic_load_n(&coll.area[0], __ATOMIC_ACQUIRE);
+	map_from_points(afl.map, coll.area, n < cap ? n : cap);
 }
 
 /* ---- threads the input starts ---- */
@@ -497,6 +607,7 @@ static void child_begin(void)
 			"cannot record the input", strerror(errno));
 		return;
 	}
+	collector_start();
 	/* A plain program's input is all it does; the driver's begins at
 	 * its loop, after the throwaway call. */
 	afl.in_input = !afl.deferred;

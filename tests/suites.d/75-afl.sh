@@ -56,6 +56,8 @@ check "build spawn (gcc, -fsanitize=fuzzer)" "$UCC" -O2 -fsanitize=fuzzer \
 	"$SRC/spawn.c" -o u_spawn -lpthread
 check "build segv (gcc, -fsanitize=fuzzer)" "$UCC" -O1 -fsanitize=fuzzer \
 	"$SRC/segv.c" -o u_segv
+check "build remote (gcc, -fsanitize=fuzzer)" "$UCC" -O2 -fsanitize=fuzzer \
+	"$SRC/remote.c" -o u_remote -lpthread
 check "build plain (gcc)" "$UCC" -O2 "$SRC/plain.c" -o plain
 check "build plain (gcc, -static)" "$UCC" -O2 -static "$SRC/plain.c" -o plain_static
 check "build pool (gcc, -fsanitize=fuzzer)" "$UCC" -O2 -fsanitize=fuzzer \
@@ -128,6 +130,15 @@ same "input's thread: its branch is in the map (A, A, B)" \
 __AFL_PERSISTENT=1 ./peer -r 3 -s inA -- ./u_spawn 2>&1 | grep '^map ' >spawnp
 same "input's thread, persistent: the same map each input" \
 	"$(sort -u spawnp)" "$(sed -n 1p spawn)"
+
+# ---- a pool's worker, in a remote section for the input's handle ----
+for i in inA inA inB; do ./peer -s $i -- ./u_remote 2>&1 | grep '^map '; done >remote
+same "remote section: the worker's branch is in the map (A, A, B)" \
+	"$(sed -n 1p remote) $(sed -n 3p remote | grep -vxF "$(sed -n 1p remote)" | wc -l)" \
+	"$(sed -n 2p remote) 1"
+__AFL_PERSISTENT=1 ./peer -r 3 -s inA -- ./u_remote 2>&1 | grep '^map ' >remotep
+same "remote section, persistent: the same map each input" \
+	"$(sort -u remotep)" "$(sed -n 1p remote)"
 
 # ---- a crash's edges reach the map ----
 printf S >inS
