@@ -676,9 +676,9 @@ static int hello_v1(int shm_input, int *use_shm)
 	return 0;
 }
 
-/* afl-fuzz's status pipe is there: fd 199 is a pipe.  A program run
- * with the map but no server (afl-showmap -n...) may hold 199 for its
- * own file, which must not receive a hello. */
+/* afl-fuzz's pipes are there: fds 198 and 199 are pipes.  A program
+ * that inherited the map's id but not from afl-fuzz may hold 199 for a
+ * file of its own, which must not receive a hello. */
 static int fs_present(void)
 {
 	struct stat st;
