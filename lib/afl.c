@@ -421,16 +421,32 @@ static void rec_flush(void)
  * they end, which concurrent workers do not keep: their PCs count as
  * points (map[h(pc)]), not edges, so that one input gives one map.
  */
+/* The collection for handle; 0, or -errno. */
+static int collector_enable(uint64_t handle)
+{
+	struct kcov_remote_arg ra;
+
+	memset(&ra, 0, sizeof(ra));
+	ra.trace_mode = (uint32_t)afl.mode;
+	ra.area_size = AFL_TRACE_WORDS;
+	ra.common_handle = handle;
+	if (ukcov__do_ioctl(coll.fd, KCOV_REMOTE_ENABLE, (unsigned long)&ra))
+		return -errno;
+	return 0;
+}
+
+/*
+ * The handle's instance: the child's pid, tagged (0xa in the top bits)
+ * so as not to meet the small numbers programs choose; the registry is
+ * the user's, machine-wide (lib/registry.c), and a handle another
+ * process holds gives EEXIST, so a few tags are tried.
+ */
 static void *collector_main(void *arg)
 {
-	struct {
-		struct kcov_remote_arg a;
-	} ra;
-	uint64_t handle = *(uint64_t *)arg;
+	uint64_t *handle = arg;
 	struct ukcov_desc *d;
 	int ok = 0;
 
-	memset(&ra, 0, sizeof(ra));
 	coll.fd = ukcov__open_desc(UKCOV_LINUX, 1);
 	d = coll.fd >= 0 ? ukcov__fd_lookup(coll.fd) : NULL;
 	if (d && !ukcov__do_ioctl(coll.fd, KCOV_INIT_TRACE, AFL_TRACE_WORDS)) {
@@ -438,15 +454,15 @@ static void *collector_main(void *arg)
 					 PROT_READ | PROT_WRITE, MAP_SHARED,
 					 coll.fd, 0);
 
-		ra.a.trace_mode = (uint32_t)afl.mode;
-		ra.a.area_size = AFL_TRACE_WORDS;
-		ra.a.common_handle = handle;
-		if (p != MAP_FAILED &&
-		    !ukcov__do_ioctl(coll.fd, KCOV_REMOTE_ENABLE,
-				     (unsigned long)&ra.a)) {
-			coll.area = p;
-			ok = 1;
+		for (uint64_t tag = 0; p != MAP_FAILED && !ok && tag < 4; tag++) {
+			uint64_t inst = 0xa0000000u | tag << 22 |
+					((uint64_t)getpid() & 0x3fffff);
+
+			*handle = kcov_remote_handle(KCOV_SUBSYSTEM_COMMON, inst);
+			ok = collector_enable(*handle) == 0;
 		}
+		if (ok)
+			coll.area = p;
 	}
 	pthread_mutex_lock(&coll.lock);
 	coll.ready = ok ? 1 : -1;
@@ -457,17 +473,63 @@ static void *collector_main(void *arg)
 	return NULL;
 }
 
-/* Start the collector; the calling (input) thread takes its handle,
- * unless the program gave it one (UKCOV_COMMON_HANDLE). */
+/* Does a module other than libukcov import the section API?  Its name
+ * is then in the module's dynamic string table. */
+static int imports_sections(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	static const char *const names[] = { "ukcov_remote_start",
+					     "ukcov_common_handle" };
+	uintptr_t self = (uintptr_t)&imports_sections;
+	const char *strtab = NULL;
+	size_t strsz = 0;
+
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD && self - lo < ph->p_memsz)
+			return 0;	/* libukcov itself defines them */
+	}
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		const ElfW(Dyn) *dyn;
+
+		if (ph->p_type != PT_DYNAMIC)
+			continue;
+		dyn = (const ElfW(Dyn) *)(info->dlpi_addr + ph->p_vaddr);
+		for (; dyn->d_tag != DT_NULL; dyn++) {
+			if (dyn->d_tag == DT_STRTAB)
+				strtab = (const char *)dyn->d_un.d_ptr;
+			else if (dyn->d_tag == DT_STRSZ)
+				strsz = dyn->d_un.d_val;
+		}
+	}
+	/* glibc relocates DT_STRTAB in place; a raw offset is below the
+	 * load address. */
+	if (strtab && (uintptr_t)strtab < info->dlpi_addr)
+		strtab += info->dlpi_addr;
+	for (size_t i = 0; strtab && i < 2; i++)
+		if (memmem(strtab, strsz, names[i], strlen(names[i]) + 1))
+			*(int *)arg = 1;
+	return 0;
+}
+
+/* Start the collector, only for a program that runs sections: a thread
+ * more makes each persistent input's SIGSTOP cost about twice as much.
+ * The calling (input) thread takes its handle, unless the program gave
+ * it one (UKCOV_COMMON_HANDLE). */
 static void collector_start(void)
 {
 	static uint64_t handle;
+	int uses = 0;
 	pthread_t t;
 
 	if (__ukcov_thread.common_handle)
 		return;
-	handle = kcov_remote_handle(KCOV_SUBSYSTEM_COMMON,
-				    (uint64_t)getpid() & KCOV_INSTANCE_MASK);
+	dl_iterate_phdr(imports_sections, &uses);
+	if (!uses)
+		return;
 	if (ukcov__real_pthread_create(&t, NULL, collector_main, &handle))
 		return;
 	pthread_mutex_lock(&coll.lock);
@@ -710,8 +772,14 @@ static void fs_serve(void)
 	uint32_t killed;
 
 	for (;;) {
-		if (fs_read(&killed) != 0)
+		if (fs_read(&killed) != 0) {
+			/* afl-fuzz is gone: so is a stopped child (not yet
+			 * reaped, so its pid is still its own), reaped here
+			 * rather than left to whoever inherits it. */
+			if (stopped && kill(child, SIGKILL) == 0)
+				(void)waitpid(child, &status, 0);
 			_exit(1);
+		}
 		if (stopped && killed) {
 			stopped = 0;
 			if (waitpid(child, &status, 0) < 0)

@@ -13,6 +13,8 @@
  *   -r RUNS   inputs to run (default 1)
  *   -n        no fork server: run PROG once with the maps, report its
  *             exit status (a bad environment must not stop a program)
+ *   -t        after the runs, "threads N": the threads of the last
+ *             child, still stopped in persistent mode
  *
  * Prints "hello", "options", "mapsize" of the handshake, then per run
  * "pid" (the child's) and "status" (the wait status afl-fuzz would see), "edges" (non-zero map
@@ -25,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/shm.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -180,6 +183,22 @@ static void dump_cmp(const uint8_t *cmp)
 	}
 }
 
+static int count_threads(pid_t pid)
+{
+	char path[64];
+	DIR *d;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return -1;
+	for (struct dirent *e; (e = readdir(d));)
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
 static void load_input(uint8_t *shm, const char *path)
 {
 	int fd = open(path, O_RDONLY);
@@ -196,13 +215,13 @@ static void load_input(uint8_t *shm, const char *path)
 
 int main(int argc, char **argv)
 {
-	int v1 = 0, cmplog = 0, runs = 1, nofs = 0, c, status;
+	int v1 = 0, cmplog = 0, runs = 1, nofs = 0, threads = 0, c, status;
 	size_t mapsize = 65536;
 	const char *input = NULL;
 	uint8_t *map, *cmp = NULL, *shm = NULL;
-	pid_t srv, child;
+	pid_t srv, child = 0;
 
-	while ((c = getopt(argc, argv, "1cs:m:r:n")) != -1) {
+	while ((c = getopt(argc, argv, "1cs:m:r:nt")) != -1) {
 		switch (c) {
 		case '1': v1 = 1; break;
 		case 'c': cmplog = 1; break;
@@ -210,6 +229,7 @@ int main(int argc, char **argv)
 		case 'm': mapsize = strtoul(optarg, NULL, 0); break;
 		case 'r': runs = atoi(optarg); break;
 		case 'n': nofs = 1; break;
+		case 't': threads = 1; break;
 		default: return 2;
 		}
 	}
@@ -250,6 +270,8 @@ int main(int argc, char **argv)
 		if (cmp)
 			dump_cmp(cmp);
 	}
+	if (threads)
+		printf("threads %d\n", count_threads(child));
 	close(ctl_w);
 	waitpid(srv, &status, 0);
 	return 0;

@@ -139,6 +139,11 @@ same "remote section: the worker's branch is in the map (A, A, B)" \
 __AFL_PERSISTENT=1 ./peer -r 3 -s inA -- ./u_remote 2>&1 | grep '^map ' >remotep
 same "remote section, persistent: the same map each input" \
 	"$(sort -u remotep)" "$(sed -n 1p remote)"
+# The collector is a thread more, which each persistent SIGSTOP has to
+# stop too: only a program that imports the section API gets one.
+same "collector: only where sections run (threads: m4, remote)" \
+	"$(__AFL_PERSISTENT=1 ./peer -t -s inA -- ./u_m4 | sed -n 's/^threads //p') \
+$(__AFL_PERSISTENT=1 ./peer -t -s inA -- ./u_remote | sed -n 's/^threads //p')" "1 3"
 
 # ---- a crash's edges reach the map ----
 printf S >inS
