@@ -1,0 +1,401 @@
+/*
+ * lib/fuzz_exec.c -- the executor half of "ukcov fuzz": runs a
+ * libFuzzer-style harness, one input at a time, under kcov.
+ *
+ * A driver's main calls
+ *
+ *	if (ukcov__fuzz_serve(LLVMFuzzerTestOneInput) < 0)
+ *		... not under "ukcov fuzz": run the files given as args ...
+ *
+ * (tests/fuzz/driver.c; the -fsanitize=fuzzer driver of ukcov-cc calls
+ * it the same way).  It returns -1 at once unless $UKCOV_FUZZ names the
+ * channels that "ukcov fuzz" made (lib/fuzz_proto.h), and 0 when the
+ * tool closes the command pipe.
+ *
+ * In between, the input runs in this process and on this thread, with a
+ * per-input reset, the way syzkaller's executor runs a program under
+ * kcov: either unique PC coverage (KCOV_UNIQUE_ENABLE, each point once
+ * per input, the novelty signal) or a CMP trace (KCOV_TRACE_CMP, the
+ * operands that the tool turns into hints).  A thread has one kcov
+ * descriptor and one mode (Linux kcov_ioctl: EBUSY), so the two are two
+ * executions, as syzkaller's collide-free "comps" runs are.  The
+ * descriptor stays enabled across inputs of one mode: between inputs
+ * only the bitmap and the count are zeroed (KCOV_RESET_TRACE).
+ *
+ * A crash kills the process; the tool sees the death and starts a new
+ * executor.  docs/PERFORMANCE.md ("ukcov fuzz") has the measurement
+ * that chose this over a fork per input.  The fatal-signal handler
+ * leaves the faulting PC and the trace's last points in the shared
+ * block, the stack signature the tool deduplicates crashes by.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include <ukcov/linux/kcov.h>
+
+#include "fuzz_proto.h"
+#include "internal.h"
+
+/* One bit per byte of a 1 MiB text plus the 64 words the direct map
+ * wants (ukcov(4) KCOV_UNIQUE_ENABLE), then the trace. */
+#define FZ_BITMAP_WORDS ((1UL << 20) / 64 + 64)
+#define FZ_TRACE_WORDS  (1UL << 18)
+#define FZ_ENTRIES      (FZ_BITMAP_WORDS + FZ_TRACE_WORDS)
+#define FZ_MAX_MODULES  64
+
+typedef int (*fz_test_fn)(const uint8_t *, size_t);
+
+struct fz_module {
+	uintptr_t lo, hi;	/* executable segments' extent */
+	uintptr_t base;		/* load bias */
+};
+
+/* The executor's state: set up once, then touched only by the serving
+ * thread and its fatal-signal handler. */
+static struct {
+	int ctl, st;			/* command and status pipes */
+	struct ukfz_shm *shm;		/* the tool's block */
+	uint8_t *in;
+	uint64_t *out;
+	uint64_t in_max, out_words;	/* checked at setup, never reread */
+	int kfd;			/* this thread's kcov descriptor */
+	uint64_t *kbuf;
+	int armed;			/* UKFZ_CMD_* enabled, or 0 */
+	struct fz_module mods[FZ_MAX_MODULES];
+	int nmods;
+} fz = { .ctl = -1, .st = -1, .kfd = -1 };
+
+static int fz_fail(const char *what)
+{
+	/* One line, then the driver falls back to its stand-alone mode. */
+	dprintf(2, "ukcov fuzz executor: %s\n", what);
+	errno = EINVAL;
+	return -1;
+}
+
+/* "CTL,STATUS,SHM": three decimal fds, nothing else. */
+static int fz_parse_env(const char *s, int fds[3])
+{
+	for (int i = 0; i < 3; i++) {
+		long v = 0;
+		int digits = 0;
+
+		for (; *s >= '0' && *s <= '9' && digits < 10; s++, digits++)
+			v = v * 10 + (*s - '0');
+		if (!digits || v > INT_MAX)
+			return -1;
+		fds[i] = (int)v;
+		if (*s != (i < 2 ? ',' : '\0'))
+			return -1;
+		s++;
+	}
+	return 0;
+}
+
+static int fz_is_pipe(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode);
+}
+
+/* Map the tool's block and check its layout against the file's real
+ * size; the lengths kept are what this process bounds itself by. */
+static const char *fz_map_shm(int fd)
+{
+	struct stat st;
+	const struct ukfz_shm *h;
+	uint64_t size, in_max, out_off, out_words;
+
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
+		return "the shared block is not a regular file";
+	if (st.st_size < (off_t)(UKFZ_IN_OFF + 4096) ||
+	    st.st_size > (off_t)1 << 34)
+		return "the shared block has a bad size";
+	size = (uint64_t)st.st_size;
+	h = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (h == MAP_FAILED)
+		return "cannot map the shared block";
+	in_max = h->in_max;
+	out_off = h->out_off;
+	out_words = h->out_words;
+	if (h->magic != UKFZ_MAGIC || h->size != size ||
+	    in_max > size - UKFZ_IN_OFF || out_off < UKFZ_IN_OFF + in_max ||
+	    out_off % 8 || out_off > size || out_words < 1 + 4 ||
+	    out_words > (size - out_off) / 8) {
+		munmap((void *)h, size);
+		return "the shared block's header is inconsistent";
+	}
+	fz.shm = (struct ukfz_shm *)h;
+	fz.in = (uint8_t *)h + UKFZ_IN_OFF;
+	fz.out = (uint64_t *)((uint8_t *)h + out_off);
+	fz.in_max = in_max;
+	fz.out_words = out_words;
+	return NULL;
+}
+
+static int fz_add_module(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct fz_module m = { UINTPTR_MAX, 0, info->dlpi_addr };
+
+	(void)size;
+	(void)arg;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *p = &info->dlpi_phdr[i];
+
+		if (p->p_type != PT_LOAD || !(p->p_flags & PF_X))
+			continue;
+		if (info->dlpi_addr + p->p_vaddr < m.lo)
+			m.lo = info->dlpi_addr + p->p_vaddr;
+		if (info->dlpi_addr + p->p_vaddr + p->p_memsz > m.hi)
+			m.hi = info->dlpi_addr + p->p_vaddr + p->p_memsz;
+	}
+	if (m.lo < m.hi && fz.nmods < FZ_MAX_MODULES)
+		fz.mods[fz.nmods++] = m;
+	return 0;
+}
+
+/* A PC that means the same after a restart under ASLR: module number
+ * (load order) and offset.  A PC outside every module stays as is. */
+static uint64_t fz_stable_pc(uint64_t pc)
+{
+	for (int i = 0; i < fz.nmods; i++)
+		if (pc >= fz.mods[i].lo && pc < fz.mods[i].hi)
+			return ((uint64_t)(i + 1) << UKFZ_MODULE_SHIFT) |
+			       (pc - fz.mods[i].base);
+	return pc;
+}
+
+/* Where the records of the armed mode are: count word, capacity. */
+static uint64_t *fz_trace(uint64_t *cap)
+{
+	if (fz.armed == UKFZ_CMD_PC) {
+		*cap = FZ_TRACE_WORDS - 1;
+		return fz.kbuf + FZ_BITMAP_WORDS;
+	}
+	*cap = (FZ_ENTRIES - 1) / 4;
+	return fz.kbuf;
+}
+
+static uint64_t fz_count(const uint64_t *trace, uint64_t cap)
+{
+	uint64_t n = __atomic_load_n(&trace[0], __ATOMIC_ACQUIRE);
+
+	return n < cap ? n : cap;
+}
+
+static uintptr_t fz_context_pc(const void *uc)
+{
+#if defined(__x86_64__)
+	return (uintptr_t)((const ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+	return (uintptr_t)((const ucontext_t *)uc)->uc_mcontext.pc;
+#else
+	(void)uc;
+	return 0;
+#endif
+}
+
+/* Fatal signal: leave the crash's stack signature, then die of it.
+ * Async-signal-safe: loads, stores and raise. */
+static void fz_on_fatal(int sig, siginfo_t *si, void *uc)
+{
+	struct ukfz_shm *h = fz.shm;
+	uint64_t cap, n, k = 0;
+	const uint64_t *tr;
+
+	(void)si;
+	h->crash_sig = (uint64_t)sig;
+	h->crash_pc = fz_stable_pc(fz_context_pc(uc));
+	if (fz.armed) {
+		tr = fz_trace(&cap);
+		n = fz_count(tr, cap);
+		for (uint64_t i = n; i > 0 && k < UKFZ_CRASH_PCS; i--) {
+			uint64_t pc = fz.armed == UKFZ_CMD_PC ? tr[i]
+							       : tr[4 * i];
+			h->crash_pcs[k++] = fz_stable_pc(pc);
+		}
+	}
+	h->crash_npcs = k;
+	/* SA_RESETHAND restored the default action; a fault re-raised by
+	 * returning would do too, a raise()d signal would not. */
+	raise(sig);
+}
+
+static void fz_catch_fatal(void)
+{
+	static const int sigs[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT,
+				    SIGTRAP };
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = fz_on_fatal;
+	sa.sa_flags = SA_SIGINFO | SA_RESETHAND;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(*sigs); i++)
+		sigaction(sigs[i], &sa, NULL);
+}
+
+static int fz_kcov_setup(void)
+{
+	fz.kfd = ukcov_open(UKCOV_LINUX);
+	if (fz.kfd < 0)
+		return -1;
+	if (ukcov_ioctl(fz.kfd, KCOV_INIT_TRACE, (unsigned long)FZ_ENTRIES))
+		return -1;
+	fz.kbuf = mmap(NULL, FZ_ENTRIES * 8, PROT_READ | PROT_WRITE,
+		       MAP_SHARED, fz.kfd, 0);
+	return fz.kbuf == MAP_FAILED ? -1 : 0;
+}
+
+/* Enable this thread in the mode of the command, or reset the trace of
+ * the mode that is on: between two inputs only the count (and for
+ * unique coverage the bitmap) is zeroed. */
+static int fz_arm(int cmd)
+{
+	if (fz.armed == cmd)
+		return cmd == UKFZ_CMD_PC
+			       ? ukcov_ioctl(fz.kfd, KCOV_RESET_TRACE, 0UL)
+			       : (__atomic_store_n(&fz.kbuf[0], 0,
+						   __ATOMIC_RELAXED), 0);
+	if (fz.armed && ukcov_ioctl(fz.kfd, KCOV_DISABLE, 0UL))
+		return -1;
+	fz.armed = 0;
+	memset(fz.kbuf, 0, (FZ_BITMAP_WORDS + 1) * 8);
+	if (cmd == UKFZ_CMD_PC
+		    ? ukcov_ioctl(fz.kfd, KCOV_UNIQUE_ENABLE, FZ_BITMAP_WORDS)
+		    : ukcov_ioctl(fz.kfd, KCOV_ENABLE, (unsigned long)
+				  KCOV_TRACE_CMP))
+		return -1;
+	fz.armed = cmd;
+	return 0;
+}
+
+/* The records of the input just run, as stable PCs, into the block. */
+static void fz_copy_out(void)
+{
+	uint64_t cap, n, w = fz.armed == UKFZ_CMD_PC ? 1 : 4;
+	const uint64_t *tr = fz_trace(&cap);
+	uint64_t *out = fz.out;
+	uint64_t room = (fz.out_words - 1) / w;
+
+	n = fz_count(tr, cap);
+	fz.shm->dropped = n > room ? n - room : 0;
+	if (n > room)
+		n = room;
+	for (uint64_t i = 0; i < n; i++) {
+		const uint64_t *r = &tr[1 + i * w];
+		uint64_t *o = &out[1 + i * w];
+
+		if (w == 1) {
+			o[0] = fz_stable_pc(r[0]);
+			continue;
+		}
+		o[0] = r[0];
+		o[1] = r[1];
+		o[2] = r[2];
+		o[3] = fz_stable_pc(r[3]);
+	}
+	out[0] = n;
+}
+
+static int fz_read_cmd(uint32_t *cmd)
+{
+	size_t got = 0;
+
+	while (got < sizeof(*cmd)) {
+		ssize_t r = read(fz.ctl, (char *)cmd + got, sizeof(*cmd) - got);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return r < 0 ? -1 : (got ? -1 : 0);
+		got += (size_t)r;
+	}
+	return 1;
+}
+
+static int fz_write_word(uint32_t v)
+{
+	ssize_t r;
+
+	do
+		r = write(fz.st, &v, sizeof(v));
+	while (r < 0 && errno == EINTR);
+	return r == (ssize_t)sizeof(v) ? 0 : -1;
+}
+
+/* One input: a private copy of exactly its length (an overread is the
+ * harness's bug, as under libFuzzer), run in the asked mode. */
+static int fz_run_one(fz_test_fn test_one, uint32_t cmd)
+{
+	uint64_t len = __atomic_load_n(&fz.shm->in_len, __ATOMIC_ACQUIRE);
+	uint8_t *copy;
+
+	if (len > fz.in_max)
+		return fz_fail("input longer than the shared block");
+	copy = malloc(len ? len : 1);
+	if (!copy)
+		return fz_fail("out of memory for an input");
+	memcpy(copy, fz.in, len);
+	if (fz_arm((int)cmd)) {
+		free(copy);
+		return fz_fail("cannot enable kcov on the serving thread");
+	}
+	test_one(copy, len);
+	fz_copy_out();
+	free(copy);
+	return fz_write_word(UKFZ_ST_DONE);
+}
+
+static int fz_setup(void)
+{
+	const char *env = ukcov__env(UKFZ_ENV), *why;
+	int fds[3];
+
+	if (!env)
+		return 1;
+	if (fz_parse_env(env, fds))
+		return fz_fail("$" UKFZ_ENV " is not CTL,STATUS,SHM");
+	if (!fz_is_pipe(fds[0]) || !fz_is_pipe(fds[1]))
+		return fz_fail("$" UKFZ_ENV ": command/status fds are not pipes");
+	if ((why = fz_map_shm(fds[2])))
+		return fz_fail(why);
+	fz.ctl = fds[0];
+	fz.st = fds[1];
+	dl_iterate_phdr(fz_add_module, NULL);
+	if (fz_kcov_setup())
+		return fz_fail("cannot set up a kcov descriptor");
+	fz_catch_fatal();
+	return fz_write_word(UKFZ_HELLO) ? fz_fail("the tool went away") : 0;
+}
+
+UKCOV_EXPORT int ukcov__fuzz_serve(fz_test_fn test_one)
+{
+	uint32_t cmd;
+	int r = 1;
+
+	if (!test_one || (r = fz_setup()) != 0) {
+		errno = r > 0 ? ENOENT : EINVAL;
+		return -1;
+	}
+	while ((r = fz_read_cmd(&cmd)) > 0) {
+		if (cmd != UKFZ_CMD_PC && cmd != UKFZ_CMD_CMP)
+			return fz_fail("unknown command from the tool");
+		if (fz_run_one(test_one, cmd))
+			return -1;
+	}
+	if (fz.armed)
+		ukcov_ioctl(fz.kfd, KCOV_DISABLE, 0UL);
+	fz.armed = 0;
+	return r < 0 ? fz_fail("reading a command failed") : 0;
+}
