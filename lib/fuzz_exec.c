@@ -46,8 +46,9 @@
 #include "internal.h"
 
 /* One bit per byte of a 1 MiB text plus the 64 words the direct map
- * wants (ukcov(4) KCOV_UNIQUE_ENABLE), then the trace. */
-#define FZ_BITMAP_WORDS ((1UL << 20) / 64 + 64)
+ * wants (ukcov(4) KCOV_UNIQUE_ENABLE), rounded to a page: Linux
+ * kcov_mmap wants the buffer to be whole pages. */
+#define FZ_BITMAP_WORDS ((1UL << 20) / 64 + 512)
 #define FZ_TRACE_WORDS  (1UL << 18)
 #define FZ_ENTRIES      (FZ_BITMAP_WORDS + FZ_TRACE_WORDS)
 #define FZ_MAX_MODULES  64
@@ -373,8 +374,10 @@ static int fz_setup(void)
 	fz.ctl = fds[0];
 	fz.st = fds[1];
 	dl_iterate_phdr(fz_add_module, NULL);
-	if (fz_kcov_setup())
+	if (fz_kcov_setup()) {
+		dprintf(2, "ukcov fuzz executor: kcov: %s\n", strerror(errno));
 		return fz_fail("cannot set up a kcov descriptor");
+	}
 	fz_catch_fatal();
 	return fz_write_word(UKFZ_HELLO) ? fz_fail("the tool went away") : 0;
 }
