@@ -123,7 +123,7 @@ static void sha1_hex(const uint8_t *p, size_t n, char out[41])
 	sha1_init(&c);
 	sha1_update(&c, n, p);
 	sha1_digest(&c, sizeof(d), d);
-	for (int i = 0; i < SHA1_DIGEST_SIZE; i++) {
+	for (size_t i = 0; i < SHA1_DIGEST_SIZE; i++) {
 		out[2 * i] = hx[d[i] >> 4];
 		out[2 * i + 1] = hx[d[i] & 15];
 	}
@@ -347,6 +347,8 @@ static void print_crash(const struct fuzzer *f, const struct fz_crash *c,
 	else
 		fprintf(stderr, "==ukcov fuzz== ERROR: fuzz target exited "
 			"with %d\n", c->exit_code);
+	if (!c->pc && !c->npcs)
+		return;		/* killed (a timeout) or exited: no stack */
 	fprintf(stderr, "==ukcov fuzz== stack: pc 0x%" PRIx64, c->pc);
 	for (uint64_t i = 0; i < c->npcs; i++)
 		fprintf(stderr, " 0x%" PRIx64, c->pcs[i]);
@@ -551,7 +553,7 @@ int cmd_fuzz_main(int argc, char **argv)
 	int rc;
 
 	memset(&f, 0, sizeof(f));
-	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
 		if (!strcmp(argv[i], "-help=1") || !strcmp(argv[i], "--help")) {
 			fputs(fuzz_usage_text, stdout);
 			return 0;

@@ -31,8 +31,10 @@ uint64_t fz_below(struct fz_rng *r, uint64_t n)
 
 /* ---- the dictionary ---- */
 
-static int hexval(int c)
+static int hexval(char ch)
 {
+	int c = (unsigned char)ch;
+
 	return isdigit(c) ? c - '0' : isxdigit(c) ? (tolower(c) - 'a' + 10) : -1;
 }
 
@@ -51,7 +53,7 @@ static int dict_value(const char *s, struct fz_bytes *w)
 		if (c == '\\') {
 			q++;
 			if (*q == '\\' || *q == '"') {
-				c = *q;
+				c = (unsigned char)*q;
 			} else if (*q == 'x' && hexval(q[1]) >= 0 &&
 				   hexval(q[2]) >= 0) {
 				c = hexval(q[1]) * 16 + hexval(q[2]);

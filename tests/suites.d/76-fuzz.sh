@@ -1,0 +1,187 @@
+#!/bin/bash
+# tests/suites.d/76-fuzz.sh -- `ukcov fuzz` (tools/fuzz*.c) and its
+# executor in the runtime (lib/fuzz_exec.c) on the libFuzzer-style
+# targets of tests/fuzz, built with gcc and clang through ukcov-cc
+# (trace-pc + trace-cmp) and linked with the uninstrumented driver.
+#
+# The issue's targets, over 10 seeds: m4, m8 and m16 crash within a
+# median of 64 executions (max 128), m4x3 within a median of 256; with
+# comparison hints off (-use_cmp=0, the control) m4 is not solved in
+# 10^5 executions while coverage still grows.  Crash files reproduce
+# through the driver's stand-alone mode; crashes are deduplicated by
+# stack; a hang is a timeout-; bad options exit 2.
+#
+# Run from the top of the tree after `make lib tools`:
+#   B=build tests/suites.d/76-fuzz.sh
+set -u
+. tests/lib.sh
+TOP=$(pwd)
+U=$TOP/$B/ukcov
+CCW=$TOP/$B/ukcov-cc
+SRC=$TOP/tests/fuzz
+
+for f in "$U" "$CCW"; do
+	[ -x "$f" ] || { bad "prerequisites" "missing $f (make lib tools)"; summary; exit; }
+done
+cd "$T" || exit 1
+
+# build CC NAME: $NAME-$CC, the target instrumented, the driver not.
+build() {
+	UKCOV_CC=$1 UKCOV_CMP=1 "$CCW" -O2 -fno-builtin-memcmp -c "$SRC/$2.c" -o "$2-$1.o" &&
+	$1 -O2 -c "$SRC/driver.c" -o "driver-$1.o" &&
+	UKCOV_CC=$1 "$CCW" "$2-$1.o" "driver-$1.o" -o "$2-$1"
+}
+# execs LOG: the executions the crash took, from "crash after N executions".
+execs() { sed -n 's/^==ukcov fuzz== crash after \([0-9]*\) executions$/\1/p' "$1"; }
+
+# solve CC TARGET MEDIAN MAX: 10 seeds, every one crashes within MAX
+# executions and their median is at most MEDIAN.
+solve() {
+	local cc=$1 t=$2 med=$3 max=$4 s n list="" sorted m
+	for s in 1 2 3 4 5 6 7 8 9 10; do
+		"$U" fuzz -seed=$s -runs=100000 -artifact_prefix="$T/a-" -- "./$t-$cc" \
+			>/dev/null 2>"$t.log"
+		n=$(execs "$t.log")
+		list="$list ${n:-unsolved}"
+	done
+	case $list in *unsolved*)
+		bad "$cc: $t solved by every seed" "executions:$list"; return ;;
+	esac
+	sorted=$(echo $list | tr ' ' '\n' | sort -n)
+	m=$(echo "$sorted" | sed -n 5,6p | awk '{ s += $1 } END { print s / 2 }')
+	if awk -v m="$m" -v x="$(echo "$sorted" | tail -1)" -v a="$med" -v b="$max" \
+		'BEGIN { exit !(m <= a && x <= b) }'; then
+		ok "$cc: $t solved, median $m <= $med, max $(echo "$sorted" | tail -1) <= $max executions"
+	else
+		bad "$cc: $t within median $med / max $max" "executions:$list"
+	fi
+}
+
+for cc in gcc clang; do
+	for t in m4 m8 m16 m4x3 mbe crash2 hang; do
+		build $cc $t || bad "$cc: $t builds" "ukcov-cc failed"
+	done
+	solve $cc m4 64 128
+	solve $cc m8 64 128
+	solve $cc m16 64 128
+	solve $cc m4x3 256 512
+	# Big endian, then a sign-extended byte: both hint rules.
+	solve $cc mbe 64 128
+done
+
+# The control: without hints, m4 is not solved in 10^5 executions,
+# although the fuzzer runs and finds the size check's branch.
+"$U" fuzz -seed=1 -runs=100000 -use_cmp=0 -artifact_prefix="$T/ctl-" -- ./m4-gcc \
+	>/dev/null 2>ctl.log
+rc=$?
+if [ $rc -eq 0 ] && grep -q '^Done 100000 runs' ctl.log && grep -q 'NEW cov: 3 ' ctl.log &&
+	! ls ctl-* >/dev/null 2>&1; then
+	ok "control: -use_cmp=0 does not solve m4 in 100000 executions (exit 0)"
+else
+	bad "control: -use_cmp=0" "rc $rc: $(tail -2 ctl.log | tr '\n' ' ')"
+fi
+
+# A crash: exit 1, the artifact's name is the SHA-1 of its bytes, the
+# input is the comparison's constant, and the printed command
+# reproduces it (the driver's stand-alone mode dies of SIGABRT).
+mkdir corp art
+"$U" fuzz -seed=3 -runs=100000 -artifact_prefix=art/ corp -- ./m4-clang >/dev/null 2>crash.log
+rc=$?
+f=$(ls art/crash-* 2>/dev/null | head -1)
+if [ $rc -eq 1 ] && [ -n "$f" ] && [ "art/crash-$(sha1sum <"$f" | cut -c1-40)" = "$f" ] &&
+	[ "$(head -c4 "$f" | od -An -tx1 | tr -d ' ')" = 0df0ad8b ]; then
+	ok "crash: exit 1, $f named by its SHA-1, starts with the constant"
+else
+	bad "crash artifact" "rc $rc, file '$f': $(tail -3 crash.log | tr '\n' ' ')"
+fi
+cmd=$(sed -n 's/^Reproduce with: //p' crash.log)
+if [ "$cmd" = "./m4-clang $f" ]; then ok "crash: the reproducing command is printed"; else
+	bad "crash: reproducing command" "got '$cmd'"; fi
+( $cmd >/dev/null 2>&1 ) 2>/dev/null	# no "Aborted" from this shell
+rc=$?
+./m4-clang /dev/null >/dev/null 2>&1
+rc0=$?
+if [ $rc -eq 134 ] && [ $rc0 -eq 0 ]; then ok "crash: the file reproduces (SIGABRT; an empty input does not)"; else
+	bad "crash reproduces" "rc $rc with the file, $rc0 without"; fi
+bad_names=0
+for c in corp/*; do
+	[ "corp/$(sha1sum <"$c" | cut -c1-40)" = "$c" ] || bad_names=1
+done
+n=$(ls corp | wc -l)
+if [ "$n" -ge 2 ] && [ $bad_names -eq 0 ]; then ok "corpus: $n new inputs in the first directory, named by SHA-1"; else
+	bad "corpus directory" "$n files, names ok: $((1 - bad_names))"; fi
+
+# Deduplication: four crashing inputs at two sites (abort, NULL write)
+# give two files; the others are reported as duplicates.
+mkdir c2 && printf A >c2/1 && printf Ax >c2/2 && printf B >c2/3 && printf By >c2/4
+"$U" fuzz -seed=1 -runs=50 -use_cmp=0 -ignore_crashes=1 -artifact_prefix=d- c2 -- ./crash2-gcc \
+	>/dev/null 2>dedup.log
+rc=$?
+n=$(ls d-crash-* 2>/dev/null | wc -l)
+dups=$(grep -c 'DEDUP crash' dedup.log)
+if [ $rc -eq 1 ] && [ "$n" -eq 2 ] && [ "$dups" -ge 2 ] &&
+	grep -q 'deadly signal 6' dedup.log && grep -q 'deadly signal 11' dedup.log; then
+	ok "dedup: 2 crash files for 2 stacks ($dups duplicates), exit 1"
+else
+	bad "dedup" "rc $rc, $n files, $dups duplicates"
+fi
+
+# A hang: a timeout- file after -timeout seconds, exit 1.
+mkdir h && printf H >h/1
+"$U" fuzz -timeout=1 -runs=10 -artifact_prefix=t- h -- ./hang-gcc >/dev/null 2>hang.log
+rc=$?
+if [ $rc -eq 1 ] && [ -f "t-timeout-$(printf H | sha1sum | cut -c1-40)" ] &&
+	grep -q '^==ukcov fuzz== ERROR: timeout after 1 seconds$' hang.log; then
+	ok "timeout: t-timeout-<sha1>, exit 1"
+else
+	bad "timeout" "rc $rc: $(tail -2 hang.log | tr '\n' ' ')"
+fi
+
+# A progress line at least every 2 s, and exit 0 at -max_total_time.
+"$U" fuzz -max_total_time=5 -use_cmp=0 -- ./m4-gcc >/dev/null 2>pulse.log
+rc=$?
+n=$(grep -c 'pulse cov: ' pulse.log)
+if [ $rc -eq 0 ] && [ "$n" -ge 2 ]; then ok "-max_total_time=5: $n progress lines, exit 0"; else
+	bad "-max_total_time" "rc $rc, $n pulse lines"; fi
+
+# A dictionary word is used: the target's constant as the only word,
+# without hints.
+printf '# the constant\nkw="\\x0d\\xf0\\xad\\x8b"\n' >m4.dict
+"$U" fuzz -seed=1 -runs=100000 -use_cmp=0 -dict=m4.dict -artifact_prefix=dict- -- ./m4-gcc \
+	>/dev/null 2>dict.log
+if [ $? -eq 1 ] && ls dict-crash-* >/dev/null 2>&1; then ok "-dict: m4 solved from the dictionary without hints"; else
+	bad "-dict" "$(tail -2 dict.log | tr '\n' ' ')"; fi
+
+# Bad options: one line, exit 2, nothing run.
+usage() {
+	local name=$1 want=$2 r
+	shift 2
+	"$U" fuzz "$@" >out 2>err
+	r=$?
+	if [ $r -eq 2 ] && [ "$(cat err)" = "$want" ]; then ok "usage: $name"; else
+		bad "usage: $name" "rc $r, '$(cat err)'"; fi
+}
+usage "unknown flag" "ukcov fuzz: unknown flag '-bogus=1' (see ukcov fuzz -help=1)" -bogus=1 -- ./m4-gcc
+usage "not a number" "ukcov fuzz: -runs wants an integer, not '1x' (see ukcov fuzz -help=1)" -runs=1x -- ./m4-gcc
+usage "out of range" "ukcov fuzz: -max_len=0 is out of range (see ukcov fuzz -help=1)" -max_len=0 -- ./m4-gcc
+usage "-jobs" "ukcov fuzz: -jobs=4: only one job is implemented (see ukcov fuzz -help=1)" -jobs=4 -- ./m4-gcc
+usage "no harness" "ukcov fuzz: no harness: put it after '--' (see ukcov fuzz -help=1)" -runs=1
+printf 'kw="unterminated\n' >bad.dict
+usage "bad dictionary" "ukcov fuzz: -dict: bad.dict:1: not name=\"value\"" -dict=bad.dict -- ./m4-gcc
+
+# A program that does not serve: one error line, exit 1.
+"$U" fuzz -runs=1 -- /bin/true >/dev/null 2>noserve.log
+rc=$?
+if [ $rc -eq 1 ] && grep -q 'did not start the executor' noserve.log; then ok "a harness that does not serve: exit 1"; else
+	bad "non-serving harness" "rc $rc: $(cat noserve.log)"; fi
+
+# Hostile environment: the executor refuses a malformed $UKCOV_FUZZ
+# with one line and the driver falls back to its stand-alone mode.
+UKCOV_FUZZ=0,1,999999 ./m4-gcc /dev/null >/dev/null 2>env.log
+rc=$?
+if [ $rc -eq 0 ] && [ "$(head -1 env.log)" = "ukcov fuzz executor: \$UKCOV_FUZZ: command/status fds are not pipes" ]; then
+	ok "executor: a bad \$UKCOV_FUZZ is refused, the driver runs its files"
+else
+	bad "executor: bad \$UKCOV_FUZZ" "rc $rc: $(cat env.log)"
+fi
+summary
