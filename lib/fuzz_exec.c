@@ -45,12 +45,10 @@
 #include "fuzz_proto.h"
 #include "internal.h"
 
-/* One bit per byte of a 1 MiB text plus the 64 words the direct map
- * wants (ukcov(4) KCOV_UNIQUE_ENABLE), rounded to a page: Linux
- * kcov_mmap wants the buffer to be whole pages. */
-#define FZ_BITMAP_WORDS ((1UL << 20) / 64 + 512)
+/* The trace after the bitmap; both are whole pages of words, as Linux
+ * kcov_mmap wants the buffer. */
 #define FZ_TRACE_WORDS  (1UL << 18)
-#define FZ_ENTRIES      (FZ_BITMAP_WORDS + FZ_TRACE_WORDS)
+#define FZ_PAGE_WORDS   512UL
 #define FZ_MAX_MODULES  64
 
 typedef int (*fz_test_fn)(const uint8_t *, size_t);
@@ -71,6 +69,8 @@ static struct {
 	int kfd;			/* this thread's kcov descriptor */
 	uint64_t *kbuf;
 	int armed;			/* UKFZ_CMD_* enabled, or 0 */
+	uint64_t bitmap_words;		/* unique mode's bitmap */
+	uint64_t entries;		/* the whole buffer */
 	struct fz_module mods[FZ_MAX_MODULES];
 	int nmods;
 } fz = { .ctl = -1, .st = -1, .kfd = -1 };
@@ -181,9 +181,9 @@ static uint64_t *fz_trace(uint64_t *cap)
 {
 	if (fz.armed == UKFZ_CMD_PC) {
 		*cap = FZ_TRACE_WORDS - 1;
-		return fz.kbuf + FZ_BITMAP_WORDS;
+		return fz.kbuf + fz.bitmap_words;
 	}
-	*cap = (FZ_ENTRIES - 1) / 4;
+	*cap = (fz.entries - 1) / 4;
 	return fz.kbuf;
 }
 
@@ -246,14 +246,31 @@ static void fz_catch_fatal(void)
 		sigaction(sigs[i], &sa, NULL);
 }
 
+/* One bit per byte of the executable's text and the 64 words more that
+ * make the unique mode exact without hashing (ukcov(4), "direct
+ * bits"), at least a page: zeroing the bitmap is the whole per-input
+ * reset, so it is no larger than the harness needs.  Points in shared
+ * objects are hashed into the same bits. */
+static uint64_t fz_bitmap_words(void)
+{
+	uint64_t text = fz.nmods ? fz.mods[0].hi - fz.mods[0].lo : 0;
+	uint64_t w = text / 64 + 64;
+
+	if (w > (1UL << 22))
+		w = 1UL << 22;
+	return (w + FZ_PAGE_WORDS - 1) / FZ_PAGE_WORDS * FZ_PAGE_WORDS;
+}
+
 static int fz_kcov_setup(void)
 {
+	fz.bitmap_words = fz_bitmap_words();
+	fz.entries = fz.bitmap_words + FZ_TRACE_WORDS;
 	fz.kfd = ukcov_open(UKCOV_LINUX);
 	if (fz.kfd < 0)
 		return -1;
-	if (ukcov_ioctl(fz.kfd, KCOV_INIT_TRACE, (unsigned long)FZ_ENTRIES))
+	if (ukcov_ioctl(fz.kfd, KCOV_INIT_TRACE, (unsigned long)fz.entries))
 		return -1;
-	fz.kbuf = mmap(NULL, FZ_ENTRIES * 8, PROT_READ | PROT_WRITE,
+	fz.kbuf = mmap(NULL, fz.entries * 8, PROT_READ | PROT_WRITE,
 		       MAP_SHARED, fz.kfd, 0);
 	return fz.kbuf == MAP_FAILED ? -1 : 0;
 }
@@ -271,9 +288,10 @@ static int fz_arm(int cmd)
 	if (fz.armed && ukcov_ioctl(fz.kfd, KCOV_DISABLE, 0UL))
 		return -1;
 	fz.armed = 0;
-	memset(fz.kbuf, 0, (FZ_BITMAP_WORDS + 1) * 8);
+	memset(fz.kbuf, 0, (fz.bitmap_words + 1) * 8);
 	if (cmd == UKFZ_CMD_PC
-		    ? ukcov_ioctl(fz.kfd, KCOV_UNIQUE_ENABLE, FZ_BITMAP_WORDS)
+		    ? ukcov_ioctl(fz.kfd, KCOV_UNIQUE_ENABLE,
+				  (unsigned long)fz.bitmap_words)
 		    : ukcov_ioctl(fz.kfd, KCOV_ENABLE, (unsigned long)
 				  KCOV_TRACE_CMP))
 		return -1;
