@@ -22,6 +22,16 @@
  * descriptor stays enabled across inputs of one mode: between inputs
  * only the bitmap and the count are zeroed.
  *
+ * The input's other threads: a collector thread owns a remote
+ * collection (KCOV_REMOTE_ENABLE) of the common handle that the serving
+ * thread passes on to the threads it creates, as Linux's kcov_task_init
+ * passes kcov_handle on; the remote sections they run under it
+ * (ukcov_remote_start(ukcov_common_handle())) are merged into that
+ * collection and count for the input.  Worker pools and timers started
+ * before, or working under other handles, do not.  Linux's owner of a
+ * remote collection does not trace itself, hence the second thread; it
+ * follows the serving thread's mode (PC or CMP).
+ *
  * A crash kills the process; the tool sees the death and starts a new
  * executor.  docs/PERFORMANCE.md ("ukcov fuzz") has the measurement
  * that chose this over a fork per input.  The fatal-signal handler
@@ -32,6 +42,7 @@
 #include <fcntl.h>
 #include <link.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -49,6 +60,7 @@
  * kcov_mmap wants the buffer. */
 #define FZ_TRACE_WORDS  (1UL << 18)
 #define FZ_PAGE_WORDS   512UL
+#define FZ_REMOTE_WORDS (1UL << 16)
 #define FZ_MAX_MODULES  64
 
 typedef int (*fz_test_fn)(const uint8_t *, size_t);
@@ -74,6 +86,20 @@ static struct {
 	struct fz_module mods[FZ_MAX_MODULES];
 	int nmods;
 } fz = { .ctl = -1, .st = -1, .kfd = -1 };
+
+/* The remote collection of the input's other threads.  want/have under
+ * lock; the buffer's count is zeroed by the serving thread between
+ * inputs, and appended to by the sections' merges. */
+static struct {
+	int fd;				/* its kcov descriptor */
+	uint64_t *buf;
+	uint64_t handle;		/* KCOV_SUBSYSTEM_COMMON | pid */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int want;			/* UKFZ_CMD_* the serving thread runs */
+	int have;			/* UKFZ_CMD_* enabled; -1: failed */
+} fzr = { .fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER,
+	  .cond = PTHREAD_COND_INITIALIZER };
 
 static int fz_fail(const char *what)
 {
@@ -275,6 +301,90 @@ static int fz_kcov_setup(void)
 	return fz.kbuf == MAP_FAILED ? -1 : 0;
 }
 
+/* KCOV_REMOTE_ENABLE of the common handle in a mode, by the owner. */
+static int fz_remote_enable(int cmd)
+{
+	struct kcov_remote_arg arg = {
+		.trace_mode = cmd == UKFZ_CMD_PC ? KCOV_TRACE_PC : KCOV_TRACE_CMP,
+		.area_size = FZ_REMOTE_WORDS,
+		.num_handles = 0,
+		.common_handle = fzr.handle,
+	};
+
+	return ukcov_ioctl(fzr.fd, KCOV_REMOTE_ENABLE, &arg);
+}
+
+/* The collector thread: re-enables its collection in the mode the
+ * serving thread asks for, and otherwise sleeps. */
+static void *fz_remote_owner(void *unused)
+{
+	int have = 0;
+
+	(void)unused;
+	pthread_mutex_lock(&fzr.lock);
+	for (;;) {
+		int want;
+
+		while (fzr.want == have || have < 0)
+			pthread_cond_wait(&fzr.cond, &fzr.lock);
+		want = fzr.want;
+		pthread_mutex_unlock(&fzr.lock);
+		if (have > 0)
+			ukcov_ioctl(fzr.fd, KCOV_DISABLE, 0UL);
+		have = fz_remote_enable(want) ? -1 : want;
+		pthread_mutex_lock(&fzr.lock);
+		fzr.have = have;
+		pthread_cond_broadcast(&fzr.cond);
+	}
+	return NULL;
+}
+
+/* The collection in the mode of the next input: 0, or -1 if it could
+ * not be (then the input's own thread is all that counts). */
+static int fz_remote_mode(int cmd)
+{
+	int have;
+
+	if (fzr.fd < 0)
+		return -1;
+	pthread_mutex_lock(&fzr.lock);
+	fzr.want = cmd;
+	pthread_cond_broadcast(&fzr.cond);
+	while (fzr.have != cmd && fzr.have >= 0)
+		pthread_cond_wait(&fzr.cond, &fzr.lock);
+	have = fzr.have;
+	pthread_mutex_unlock(&fzr.lock);
+	if (have < 0) {
+		dprintf(2, "ukcov fuzz executor: no remote collection of the "
+			"input's threads: %s\n", strerror(errno));
+		fzr.fd = -1;
+		return -1;
+	}
+	/* The threads this thread creates inherit the handle (follow.c). */
+	__ukcov_thread.common_handle = fzr.handle;
+	return 0;
+}
+
+static void fz_remote_setup(void)
+{
+	pthread_t th;
+
+	fzr.fd = ukcov_open(UKCOV_LINUX);
+	if (fzr.fd < 0)
+		return;
+	fzr.handle = kcov_remote_handle(KCOV_SUBSYSTEM_COMMON,
+					(uint64_t)(uint32_t)getpid());
+	if (ukcov_ioctl(fzr.fd, KCOV_INIT_TRACE, FZ_REMOTE_WORDS) ||
+	    (fzr.buf = mmap(NULL, FZ_REMOTE_WORDS * 8, PROT_READ | PROT_WRITE,
+			    MAP_SHARED, fzr.fd, 0)) == MAP_FAILED ||
+	    pthread_create(&th, NULL, fz_remote_owner, NULL)) {
+		close(fzr.fd);
+		fzr.fd = -1;
+		return;
+	}
+	pthread_detach(th);
+}
+
 /* Enable this thread in the mode of the command, or reset the trace of
  * the mode that is on.  The reset is the user's (ukcov(4): zeroing the
  * bitmap and the count is the whole reset), not KCOV_RESET_TRACE: the
@@ -303,32 +413,46 @@ static int fz_arm(int cmd)
 	return 0;
 }
 
-/* The records of the input just run, as stable PCs, into the block. */
-static void fz_copy_out(void)
+/* n records of w words from a trace into the block at *at, as stable
+ * PCs; returns how many fitted. */
+static uint64_t fz_copy_records(const uint64_t *recs, uint64_t n,
+				uint64_t w, uint64_t *at)
 {
-	uint64_t cap, n, w = fz.armed == UKFZ_CMD_PC ? 1 : 4;
-	const uint64_t *tr = fz_trace(&cap);
-	uint64_t *out = fz.out;
-	uint64_t room = (fz.out_words - 1) / w;
+	uint64_t room = (fz.out_words - 1 - *at) / w;
+	uint64_t *o = fz.out + 1 + *at;
 
-	n = fz_count(tr, cap);
-	fz.shm->dropped = n > room ? n - room : 0;
 	if (n > room)
 		n = room;
-	for (uint64_t i = 0; i < n; i++) {
-		const uint64_t *r = &tr[1 + i * w];
-		uint64_t *o = &out[1 + i * w];
-
-		if (w == 1) {
-			o[0] = fz_stable_pc(r[0]);
-			continue;
+	for (uint64_t i = 0; i < n; i++, o += w, recs += w) {
+		if (w == 4) {
+			o[0] = recs[0];
+			o[1] = recs[1];
+			o[2] = recs[2];
 		}
-		o[0] = r[0];
-		o[1] = r[1];
-		o[2] = r[2];
-		o[3] = fz_stable_pc(r[3]);
+		o[w - 1] = fz_stable_pc(recs[w - 1]);
 	}
-	out[0] = n;
+	*at += n * w;
+	return n;
+}
+
+/* The records of the input just run: its own thread's, then those its
+ * other threads' sections merged into the remote collection. */
+static void fz_copy_out(void)
+{
+	uint64_t cap, n, w = fz.armed == UKFZ_CMD_PC ? 1 : 4, at = 0, got;
+	const uint64_t *tr = fz_trace(&cap);
+	uint64_t dropped;
+
+	n = fz_count(tr, cap);
+	got = fz_copy_records(tr + 1, n, w, &at);
+	dropped = n - got;
+	if (fzr.fd >= 0) {
+		n = fz_count(fzr.buf, (FZ_REMOTE_WORDS - 1) / w);
+		got = fz_copy_records(fzr.buf + 1, n, w, &at);
+		dropped += n - got;
+	}
+	fz.shm->dropped = dropped;
+	__atomic_store_n(&fz.out[0], at / w, __ATOMIC_RELEASE);
 }
 
 static int fz_read_cmd(uint32_t *cmd)
@@ -370,6 +494,10 @@ static int fz_run_one(fz_test_fn test_one, uint32_t cmd)
 	if (!copy)
 		return fz_fail("out of memory for an input");
 	memcpy(copy, fz.in, len);
+	if (fz.armed != (int)cmd)
+		fz_remote_mode((int)cmd);
+	if (fzr.fd >= 0)
+		__atomic_store_n(&fzr.buf[0], 0, __ATOMIC_RELEASE);
 	if (fz_arm((int)cmd)) {
 		free(copy);
 		return fz_fail("cannot enable kcov on the serving thread");
@@ -400,6 +528,7 @@ static int fz_setup(void)
 		dprintf(2, "ukcov fuzz executor: kcov: %s\n", strerror(errno));
 		return fz_fail("cannot set up a kcov descriptor");
 	}
+	fz_remote_setup();
 	fz_catch_fatal();
 	return fz_write_word(UKFZ_HELLO) ? fz_fail("the tool went away") : 0;
 }

@@ -9,7 +9,9 @@
 # comparison hints off (-use_cmp=0, the control) m4 is not solved in
 # 10^5 executions while coverage still grows.  Crash files reproduce
 # through the driver's stand-alone mode; crashes are deduplicated by
-# stack; a hang is a timeout-; bad options exit 2.
+# stack; a hang is a timeout-; bad options exit 2.  A comparison on a
+# thread the input starts, inside a remote section under the common
+# handle, counts for the input (tests/fuzz/mthread.c).
 #
 # Run from the top of the tree after `make lib tools`:
 #   B=build tests/suites.d/76-fuzz.sh
@@ -29,7 +31,7 @@ cd "$T" || exit 1
 build() {
 	UKCOV_CC=$1 UKCOV_CMP=1 "$CCW" -O2 -fno-builtin-memcmp -c "$SRC/$2.c" -o "$2-$1.o" &&
 	$1 -O2 -c "$SRC/driver.c" -o "driver-$1.o" &&
-	UKCOV_CC=$1 "$CCW" "$2-$1.o" "driver-$1.o" -o "$2-$1"
+	UKCOV_CC=$1 "$CCW" "$2-$1.o" "driver-$1.o" -lpthread -o "$2-$1"
 }
 # execs LOG: the executions the crash took, from "crash after N executions".
 execs() { sed -n 's/^==ukcov fuzz== crash after \([0-9]*\) executions$/\1/p' "$1"; }
@@ -58,7 +60,7 @@ solve() {
 }
 
 for cc in gcc clang; do
-	for t in m4 m8 m16 m4x3 mbe crash2 hang; do
+	for t in m4 m8 m16 m4x3 mbe mthread crash2 hang; do
 		build $cc $t || bad "$cc: $t builds" "ukcov-cc failed"
 	done
 	solve $cc m4 64 128
@@ -67,6 +69,9 @@ for cc in gcc clang; do
 	solve $cc m4x3 256 512
 	# Big endian, then a sign-extended byte: both hint rules.
 	solve $cc mbe 64 128
+	# The comparison on a thread the input starts, in a remote section
+	# under the inherited common handle.
+	solve $cc mthread 64 128
 done
 
 # The control: without hints, m4 is not solved in 10^5 executions,
