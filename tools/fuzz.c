@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -143,7 +144,7 @@ static const char fuzz_usage_text[] =
 "  -artifact_prefix=P  crash-/timeout- files go to P<kind>-<sha1>\n"
 "  -use_cmp=0|1        comparison hints from the CMP trace (default 1)\n"
 "  -ignore_crashes=0|1 go on after a crash, one file per crash stack\n"
-"  -jobs=1             parallel jobs (only 1 is implemented)\n"
+"  -jobs=N             N fuzzers at once, seeds S..S+N-1, logs fuzz-J.log\n"
 "HARNESS is a libFuzzer-style target whose main calls ukcov__fuzz_serve\n"
 "(see ukcov(1), FUZZING).  New inputs go to the first CORPUS_DIR.\n";
 
@@ -159,7 +160,7 @@ static const struct int_flag int_flags[] = {
 	IFLAG(max_total_time, 0, 1LL << 40),
 	IFLAG(seed, 0, UINT32_MAX),
 	IFLAG(max_len, 1, 1LL << 26),
-	IFLAG(jobs, 1, 1),
+	IFLAG(jobs, 1, 256),
 	IFLAG(timeout, 1, 1LL << 20),
 	IFLAG(use_cmp, 0, 1),
 	IFLAG(ignore_crashes, 0, 1),
@@ -184,9 +185,6 @@ static int set_int_flag(struct fz_opts *o, const struct int_flag *f,
 	if (!*v || *end || errno)
 		return usage_error("-%s wants an integer, not '%s'", f->name, v);
 	if (x < f->min || x > f->max) {
-		if (!strcmp(f->name, "jobs"))
-			return usage_error("-%s=%s: only one job is "
-					   "implemented", f->name, v);
 		return usage_error("-%s=%s is out of range", f->name, v);
 	}
 	*(long long *)((char *)o + f->off) = x;
@@ -546,6 +544,57 @@ static int load_corpus(struct fuzzer *f)
 	return rc;
 }
 
+/* -jobs=N: N fuzzers in parallel, as libFuzzer's jobs: job J has seed
+ * S+J and writes its lines to fuzz-J.log; they share the corpus
+ * directories they were given (each reads them once, at its start).
+ * The exit status is the worst of theirs.  0 in a job (which goes on
+ * to fuzz), the status in the parent. */
+static int run_jobs(struct fz_opts *o, bool *is_job)
+{
+	pid_t *pids = xcalloc((size_t)o->jobs, sizeof(*pids));
+	int rc = 0;
+
+	for (long long j = 0; j < o->jobs; j++) {
+		char log[64];
+
+		snprintf(log, sizeof(log), "fuzz-%lld.log", j);
+		fflush(NULL);
+		pids[j] = fork();
+		if (pids[j] == 0) {
+			int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC |
+					   O_CLOEXEC, 0644);
+
+			if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+				_exit(1);
+			close(fd);
+			o->seed += j;
+			o->jobs = 1;
+			free(pids);
+			*is_job = true;
+			return 0;
+		}
+		if (pids[j] < 0) {
+			msg_error("fuzz: fork: %s", strerror(errno));
+			rc = 1;
+			break;
+		}
+		fprintf(stderr, "Job %lld: seed %lld, log %s\n", j,
+			o->seed + j, log);
+	}
+	for (long long j = 0; j < o->jobs; j++) {
+		int st = 0;
+
+		if (pids[j] <= 0)
+			continue;
+		while (waitpid(pids[j], &st, 0) < 0 && errno == EINTR)
+			;
+		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+			rc = rc ? rc : (WIFEXITED(st) ? WEXITSTATUS(st) : 1);
+	}
+	free(pids);
+	return rc;
+}
+
 int cmd_fuzz_main(int argc, char **argv)
 {
 	struct fuzzer f;
@@ -567,6 +616,13 @@ int cmd_fuzz_main(int argc, char **argv)
 	if (!f.o.seed)
 		f.o.seed = (long long)(((uint64_t)time(NULL) ^
 					(uint64_t)getpid() << 16) & UINT32_MAX);
+	if (f.o.jobs > 1) {
+		bool is_job = false;
+
+		rc = run_jobs(&f.o, &is_job);
+		if (!is_job)
+			return rc;
+	}
 	f.rng.s = mix((uint64_t)f.o.seed + 0x9e3779b97f4a7c15ULL) | 1;
 	if (fz_exec_init(&f.ex, f.o.harness, (uint64_t)f.o.max_len,
 			 (unsigned)f.o.timeout * 1000))

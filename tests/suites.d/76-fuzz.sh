@@ -149,6 +149,18 @@ n=$(grep -c 'pulse cov: ' pulse.log)
 if [ $rc -eq 0 ] && [ "$n" -ge 2 ]; then ok "-max_total_time=5: $n progress lines, exit 0"; else
 	bad "-max_total_time" "rc $rc, $n pulse lines"; fi
 
+# -jobs=2: two fuzzers with seeds S and S+1, each its own log and
+# crash; the worst status (1) is the tool's.
+mkdir jobs && (cd jobs && "$U" fuzz -jobs=2 -seed=5 -runs=100000 -- ../m4-gcc >/dev/null 2>../jobs.log)
+rc=$?
+if [ $rc -eq 1 ] && grep -qx 'INFO: seed: 5' jobs/fuzz-0.log && grep -qx 'INFO: seed: 6' jobs/fuzz-1.log &&
+	grep -q 'crash after' jobs/fuzz-0.log && grep -q 'crash after' jobs/fuzz-1.log &&
+	[ "$(ls jobs/crash-* | wc -l)" -ge 1 ]; then
+	ok "-jobs=2: fuzz-0.log and fuzz-1.log, seeds 5 and 6, both crash, exit 1"
+else
+	bad "-jobs=2" "rc $rc: $(cat jobs.log jobs/fuzz-*.log 2>&1 | tail -4 | tr '\n' ' ')"
+fi
+
 # A dictionary word is used: the target's constant as the only word,
 # without hints.
 printf '# the constant\nkw="\\x0d\\xf0\\xad\\x8b"\n' >m4.dict
@@ -169,7 +181,7 @@ usage() {
 usage "unknown flag" "ukcov fuzz: unknown flag '-bogus=1' (see ukcov fuzz -help=1)" -bogus=1 -- ./m4-gcc
 usage "not a number" "ukcov fuzz: -runs wants an integer, not '1x' (see ukcov fuzz -help=1)" -runs=1x -- ./m4-gcc
 usage "out of range" "ukcov fuzz: -max_len=0 is out of range (see ukcov fuzz -help=1)" -max_len=0 -- ./m4-gcc
-usage "-jobs" "ukcov fuzz: -jobs=4: only one job is implemented (see ukcov fuzz -help=1)" -jobs=4 -- ./m4-gcc
+usage "-jobs=0" "ukcov fuzz: -jobs=0 is out of range (see ukcov fuzz -help=1)" -jobs=0 -- ./m4-gcc
 usage "no harness" "ukcov fuzz: no harness: put it after '--' (see ukcov fuzz -help=1)" -runs=1
 printf 'kw="unterminated\n' >bad.dict
 usage "bad dictionary" "ukcov fuzz: -dict: bad.dict:1: not name=\"value\"" -dict=bad.dict -- ./m4-gcc
