@@ -4,7 +4,7 @@
  *
  * A driver's main calls
  *
- *	if (ukcov__fuzz_serve(LLVMFuzzerTestOneInput) < 0)
+ *	if (__ukcov_fuzz_serve(LLVMFuzzerTestOneInput) < 0)
  *		... not under "ukcov fuzz": run the files given as args ...
  *
  * (tests/fuzz/driver.c; the -fsanitize=fuzzer driver of ukcov-cc calls
@@ -533,7 +533,7 @@ static int fz_setup(void)
 	return fz_write_word(UKFZ_HELLO) ? fz_fail("the tool went away") : 0;
 }
 
-UKCOV_EXPORT int ukcov__fuzz_serve(fz_test_fn test_one)
+UKCOV_EXPORT int __ukcov_fuzz_serve(fz_test_fn test_one)
 {
 	uint32_t cmd;
 	int r = 1;

@@ -145,8 +145,8 @@ static const char fuzz_usage_text[] =
 "  -use_cmp=0|1        comparison hints from the CMP trace (default 1)\n"
 "  -ignore_crashes=0|1 go on after a crash, one file per crash stack\n"
 "  -jobs=N             N fuzzers at once, seeds S..S+N-1, logs fuzz-J.log\n"
-"HARNESS is a libFuzzer-style target whose main calls ukcov__fuzz_serve\n"
-"(see ukcov(1), FUZZING).  New inputs go to the first CORPUS_DIR.\n";
+"HARNESS is a libFuzzer-style target whose main calls\n"
+"__ukcov_fuzz_serve (ukcov-fuzz(1)).  New inputs go to the first CORPUS_DIR.\n";
 
 struct int_flag {
 	const char *name;

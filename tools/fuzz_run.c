@@ -156,7 +156,7 @@ static int start(struct fz_exec *e)
 	}
 	reap(e, true);
 	msg_error("fuzz: %s did not start the executor (its main must call "
-		  "ukcov__fuzz_serve, as ukcov-cc -fsanitize=fuzzer's does)",
+		  "__ukcov_fuzz_serve, as ukcov-cc -fsanitize=fuzzer's does)",
 		  e->argv[0]);
 	return -1;
 }

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-int ukcov__fuzz_serve(int (*test_one)(const uint8_t *, size_t));
+int __ukcov_fuzz_serve(int (*test_one)(const uint8_t *, size_t));
 
 static int run_file(const char *path)
 {
@@ -52,7 +52,7 @@ int main(int argc, char **argv)
 {
 	int r = 0;
 
-	if (ukcov__fuzz_serve(LLVMFuzzerTestOneInput) == 0)
+	if (__ukcov_fuzz_serve(LLVMFuzzerTestOneInput) == 0)
 		return 0;
 	for (int i = 1; i < argc; i++)
 		r |= run_file(argv[i]);
