@@ -61,6 +61,14 @@
 #define FZ_TRACE_WORDS  (1UL << 18)
 #define FZ_PAGE_WORDS   512UL
 #define FZ_REMOTE_WORDS (1UL << 16)
+/* The common handles executors take, the first one no live process
+ * holds: "ukf" and a number below FZ_REMOTE_HANDLES.  A crashed
+ * executor never unregisters; the next one that probes its handle
+ * reclaims the slot (lib/registry.c handle_taken), so executors keep
+ * reusing a few slots of the machine's registry instead of leaving one
+ * per crash. */
+#define FZ_REMOTE_BASE    0x756b6600U
+#define FZ_REMOTE_HANDLES 256
 #define FZ_MAX_MODULES  64
 
 typedef int (*fz_test_fn)(const uint8_t *, size_t);
@@ -93,11 +101,13 @@ static struct {
 static struct {
 	int fd;				/* its kcov descriptor */
 	uint64_t *buf;
-	uint64_t handle;		/* KCOV_SUBSYSTEM_COMMON | pid */
+	uint64_t handle;		/* the common handle, 0 before the
+					 * first enable (collector only) */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	int want;			/* UKFZ_CMD_* the serving thread runs */
 	int have;			/* UKFZ_CMD_* enabled; -1: failed */
+	int err;			/* the failed enable's errno */
 } fzr = { .fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER,
 	  .cond = PTHREAD_COND_INITIALIZER };
 
@@ -301,17 +311,31 @@ static int fz_kcov_setup(void)
 	return fz.kbuf == MAP_FAILED ? -1 : 0;
 }
 
-/* KCOV_REMOTE_ENABLE of the common handle in a mode, by the owner. */
+/* KCOV_REMOTE_ENABLE of the common handle in a mode, by the owner;
+ * the first time, of the first handle of the pool that is free. */
 static int fz_remote_enable(int cmd)
 {
 	struct kcov_remote_arg arg = {
 		.trace_mode = cmd == UKFZ_CMD_PC ? KCOV_TRACE_PC : KCOV_TRACE_CMP,
 		.area_size = FZ_REMOTE_WORDS,
 		.num_handles = 0,
-		.common_handle = fzr.handle,
 	};
+	int rc = -1;
 
-	return ukcov_ioctl(fzr.fd, KCOV_REMOTE_ENABLE, &arg);
+	if (fzr.handle) {
+		arg.common_handle = fzr.handle;
+		return ukcov_ioctl(fzr.fd, KCOV_REMOTE_ENABLE, &arg);
+	}
+	for (uint32_t k = 0; k < FZ_REMOTE_HANDLES; k++) {
+		arg.common_handle = kcov_remote_handle(KCOV_SUBSYSTEM_COMMON,
+						       FZ_REMOTE_BASE + k);
+		rc = ukcov_ioctl(fzr.fd, KCOV_REMOTE_ENABLE, &arg);
+		if (rc == 0 || errno != EEXIST)
+			break;
+	}
+	if (rc == 0)
+		fzr.handle = arg.common_handle;
+	return rc;
 }
 
 /* The collector thread: re-enables its collection in the mode the
@@ -333,6 +357,7 @@ static void *fz_remote_owner(void *unused)
 			ukcov_ioctl(fzr.fd, KCOV_DISABLE, 0UL);
 		have = fz_remote_enable(want) ? -1 : want;
 		pthread_mutex_lock(&fzr.lock);
+		fzr.err = errno;
 		fzr.have = have;
 		pthread_cond_broadcast(&fzr.cond);
 	}
@@ -356,7 +381,7 @@ static int fz_remote_mode(int cmd)
 	pthread_mutex_unlock(&fzr.lock);
 	if (have < 0) {
 		dprintf(2, "ukcov fuzz executor: no remote collection of the "
-			"input's threads: %s\n", strerror(errno));
+			"input's threads: %s\n", strerror(fzr.err));
 		fzr.fd = -1;
 		return -1;
 	}
@@ -372,8 +397,6 @@ static void fz_remote_setup(void)
 	fzr.fd = ukcov_open(UKCOV_LINUX);
 	if (fzr.fd < 0)
 		return;
-	fzr.handle = kcov_remote_handle(KCOV_SUBSYSTEM_COMMON,
-					(uint64_t)(uint32_t)getpid());
 	if (ukcov_ioctl(fzr.fd, KCOV_INIT_TRACE, FZ_REMOTE_WORDS) ||
 	    (fzr.buf = mmap(NULL, FZ_REMOTE_WORDS * 8, PROT_READ | PROT_WRITE,
 			    MAP_SHARED, fzr.fd, 0)) == MAP_FAILED ||

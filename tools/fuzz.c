@@ -277,32 +277,31 @@ static int write_unit(const char *dir_or_prefix, const char *kind,
 }
 
 /* The inputs of the corpus directories, as libFuzzer reads them:
- * regular files, cut at -max_len. */
+ * regular files, cut at -max_len (only that much is read). */
 static int load_dir(struct fuzzer *f, const char *dir,
 		    struct corpus *seeds)
 {
 	DIR *d = opendir(dir);
+	uint8_t *buf = xmalloc((size_t)f->o.max_len);
 	struct dirent *de;
 
 	if (!d) {
 		msg_error("fuzz: %s: %s", dir, strerror(errno));
+		free(buf);
 		return -1;
 	}
 	while ((de = readdir(d))) {
-		char *path = xasprintf("%s/%s", dir, de->d_name), *buf;
+		char *path = xasprintf("%s/%s", dir, de->d_name);
 		struct stat st;
 		size_t len;
 
 		if (!stat(path, &st) && S_ISREG(st.st_mode) &&
-		    !read_whole_file(path, &buf, &len)) {
-			corpus_add(seeds, (uint8_t *)buf,
-				   len < (size_t)f->o.max_len
-					   ? len : (size_t)f->o.max_len);
-			free(buf);
-		}
+		    !read_head(path, buf, (size_t)f->o.max_len, &len))
+			corpus_add(seeds, buf, len);
 		free(path);
 	}
 	closedir(d);
+	free(buf);
 	return 0;
 }
 

@@ -31,6 +31,8 @@ uint64_t fz_below(struct fz_rng *r, uint64_t n)
 
 /* ---- the dictionary ---- */
 
+#define DICT_MAX_BYTES ((size_t)16 << 20)
+
 static int hexval(char ch)
 {
 	int c = (unsigned char)ch;
@@ -77,10 +79,12 @@ int fz_dict_load(const char *path, struct fz_dict *d, char *err, size_t errlen)
 {
 	char *buf, *line, *save = NULL;
 	size_t len, lineno = 0;
-	int r = read_whole_file(path, &buf, &len);
+	const char *why;
 
-	if (r < 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror(-r));
+	/* A dictionary is a few kilobytes; a device or a huge file is a
+	 * mistake, refused before anything is read. */
+	if (read_regular_file(path, DICT_MAX_BYTES, &buf, &len, &why)) {
+		snprintf(err, errlen, "%s: %s", path, why);
 		return -1;
 	}
 	buf = xrealloc(buf, len + 1);
@@ -422,22 +426,73 @@ static bool hint_fits(const struct fz_hint *h, uint64_t x, unsigned w)
 	       (sext(h->repl & size_mask(w), w) & m) == h->repl;
 }
 
-static bool have_mutant(struct fz_bytes *v, size_t n, const uint8_t *p,
-			size_t len)
+/* The mutants made so far, by what they change: a mutant differs from
+ * the input only in the bytes a hint wrote, so (first and last byte
+ * that changed, their new value) names it; comparing whole inputs
+ * would cost the input's length per candidate. */
+struct mutant_set {
+	uint64_t *key;
+	size_t cap;
+};
+
+static bool mutant_seen(struct mutant_set *ms, uint64_t k)
 {
-	for (size_t i = 0; i < n; i++)
-		if (v[i].n == len && !memcmp(v[i].p, p, len))
+	size_t i = (size_t)(k * 0x9e3779b97f4a7c15ULL >> 40) & (ms->cap - 1);
+
+	for (; ms->key[i]; i = (i + 1) & (ms->cap - 1))
+		if (ms->key[i] == k)
 			return true;
+	ms->key[i] = k;
 	return false;
 }
+
+/* The key of writing w bytes at pos; 0 if nothing would change. */
+static uint64_t mutant_key(const uint8_t *in, const uint8_t *now, size_t pos,
+			   unsigned w)
+{
+	unsigned lo = 0, hi = w;
+	uint64_t v = 0;
+
+	while (lo < w && in[pos + lo] == now[pos + lo])
+		lo++;
+	if (lo == w)
+		return 0;
+	while (in[pos + hi - 1] == now[pos + hi - 1])
+		hi--;
+	for (unsigned i = lo; i < hi; i++)
+		v = v << 8 | now[pos + i];
+	/* The bytes (at most 8), their place and count, mixed. */
+	v ^= ((uint64_t)(pos + lo) << 4 | (hi - lo)) * 0xff51afd7ed558ccdULL;
+	return v ? v : 1;
+}
+
+static void add_mutant(struct fz_bytes **out, size_t *nout, const uint8_t *p,
+		       size_t len)
+{
+	*out = xrealloc(*out, (*nout + 1) * sizeof(**out));
+	(*out)[*nout].p = xmalloc(len);
+	memcpy((*out)[*nout].p, p, len);
+	(*out)[(*nout)++].n = len;
+}
+
+/* Mutants are copies of the input: at most this many bytes of them. */
+#define MUTANT_BYTES ((size_t)64 << 20)
 
 void fz_hints_mutants(const struct fz_hints *h, const uint8_t *in, size_t len,
 		      struct fz_bytes **out, size_t *nout, size_t max_mutants)
 {
 	static const unsigned widths[] = { 1, 2, 4, 8 };
+	struct mutant_set seen;
 	uint8_t *tmp = xmalloc(len ? len : 1);
 
-	for (size_t pos = 0; pos < len; pos++)
+	if (len && max_mutants > MUTANT_BYTES / len)
+		max_mutants = MUTANT_BYTES / len;
+	seen.cap = 2;
+	while (seen.cap < 2 * max_mutants)
+		seen.cap *= 2;
+	seen.key = xcalloc(seen.cap, sizeof(*seen.key));
+	memcpy(tmp, in, len);
+	for (size_t pos = 0; pos < len && *nout < max_mutants; pos++)
 		for (unsigned wi = 0; wi < 4; wi++)
 			for (int be = 0; be < (widths[wi] > 1 ? 2 : 1); be++) {
 				unsigned w = widths[wi];
@@ -447,20 +502,19 @@ void fz_hints_mutants(const struct fz_hints *h, const uint8_t *in, size_t len,
 					continue;
 				x = load_bytes(in + pos, w, be);
 				for (size_t k = 0; k < h->n; k++) {
+					uint64_t key;
+
 					if (*nout >= max_mutants ||
 					    !hint_fits(&h->h[k], x, w))
 						continue;
-					memcpy(tmp, in, len);
 					store_bytes(tmp + pos, w, be,
 						    h->h[k].repl);
-					if (have_mutant(*out, *nout, tmp, len))
-						continue;
-					*out = xrealloc(*out, (*nout + 1) *
-							      sizeof(**out));
-					(*out)[*nout].p = xmalloc(len);
-					memcpy((*out)[*nout].p, tmp, len);
-					(*out)[(*nout)++].n = len;
+					key = mutant_key(in, tmp, pos, w);
+					if (key && !mutant_seen(&seen, key))
+						add_mutant(out, nout, tmp, len);
+					memcpy(tmp + pos, in + pos, w);
 				}
 			}
+	free(seen.key);
 	free(tmp);
 }

@@ -131,6 +131,20 @@ else
 	bad "dedup" "rc $rc, $n files, $dups duplicates"
 fi
 
+# Crashed executors never unregister their remote collection: 1100
+# crashes (more than the machine registry's 1024 slots) must leave the
+# next executor its collection, so mthread is still solved.
+mkdir many && for i in $(seq 1100); do printf "A$i" >many/$i; done
+"$U" fuzz -runs=1100 -use_cmp=0 -ignore_crashes=1 -artifact_prefix=many- many -- ./crash2-gcc \
+	>/dev/null 2>many.log
+"$U" fuzz -seed=1 -runs=1000 -artifact_prefix=after- -- ./mthread-gcc >/dev/null 2>after.log
+n=$(grep -c 'DEDUP crash' many.log)
+if [ "$n" -eq 1099 ] && ls after-crash-* >/dev/null 2>&1 && ! grep -q 'no remote collection' after.log; then
+	ok "1100 crashed executors: the next one still collects its threads"
+else
+	bad "remote collection after 1100 crashes" "$n duplicates; $(grep -m1 'no remote' after.log)"
+fi
+
 # A hang: a timeout- file after -timeout seconds, exit 1.
 mkdir h && printf H >h/1
 "$U" fuzz -timeout=1 -runs=10 -artifact_prefix=t- h -- ./hang-gcc >/dev/null 2>hang.log
