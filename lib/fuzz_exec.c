@@ -268,6 +268,19 @@ static void fz_on_fatal(int sig, siginfo_t *si, void *uc)
 	raise(sig);
 }
 
+/* The handler runs on a stack of its own, so that a harness that
+ * overflows the serving thread's stack still leaves its signature. */
+static int fz_alt_stack(void)
+{
+	stack_t ss = { .ss_size = (size_t)64 << 10 };
+
+	ss.ss_sp = mmap(NULL, ss.ss_size, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (ss.ss_sp == MAP_FAILED)
+		return 0;
+	return sigaltstack(&ss, NULL) == 0 ? SA_ONSTACK : 0;
+}
+
 static void fz_catch_fatal(void)
 {
 	static const int sigs[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT,
@@ -276,7 +289,7 @@ static void fz_catch_fatal(void)
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = fz_on_fatal;
-	sa.sa_flags = SA_SIGINFO | SA_RESETHAND;
+	sa.sa_flags = SA_SIGINFO | SA_RESETHAND | fz_alt_stack();
 	sigemptyset(&sa.sa_mask);
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(*sigs); i++)
 		sigaction(sigs[i], &sa, NULL);

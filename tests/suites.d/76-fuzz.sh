@@ -116,19 +116,23 @@ n=$(ls corp | wc -l)
 if [ "$n" -ge 2 ] && [ $bad_names -eq 0 ]; then ok "corpus: $n new inputs in the first directory, named by SHA-1"; else
 	bad "corpus directory" "$n files, names ok: $((1 - bad_names))"; fi
 
-# Deduplication: four crashing inputs at two sites (abort, NULL write)
-# give two files; the others are reported as duplicates.
-mkdir c2 && printf A >c2/1 && printf Ax >c2/2 && printf B >c2/3 && printf By >c2/4
+# Deduplication: five crashing inputs at three sites (abort, NULL
+# write, stack overflow) give three files; the others are reported as
+# duplicates.  The overflow's stack was recorded (on the handler's own
+# stack): its fault has a "stack:" line.
+mkdir c2 && printf A >c2/1 && printf Ax >c2/2 && printf B >c2/3 && printf By >c2/4 &&
+	printf C >c2/5
 "$U" fuzz -seed=1 -runs=50 -use_cmp=0 -ignore_crashes=1 -artifact_prefix=d- c2 -- ./crash2-gcc \
 	>/dev/null 2>dedup.log
 rc=$?
 n=$(ls d-crash-* 2>/dev/null | wc -l)
 dups=$(grep -c 'DEDUP crash' dedup.log)
-if [ $rc -eq 1 ] && [ "$n" -eq 2 ] && [ "$dups" -ge 2 ] &&
-	grep -q 'deadly signal 6' dedup.log && grep -q 'deadly signal 11' dedup.log; then
-	ok "dedup: 2 crash files for 2 stacks ($dups duplicates), exit 1"
+segv_stacks=$(grep -A1 'deadly signal 11' dedup.log | grep -c '^==ukcov fuzz== stack: pc 0x')
+if [ $rc -eq 1 ] && [ "$n" -eq 3 ] && [ "$dups" -ge 2 ] && [ "$segv_stacks" -eq 2 ] &&
+	grep -q 'deadly signal 6' dedup.log; then
+	ok "dedup: 3 crash files for 3 stacks ($dups duplicates), overflow's stack recorded, exit 1"
 else
-	bad "dedup" "rc $rc, $n files, $dups duplicates"
+	bad "dedup" "rc $rc, $n files, $dups duplicates, $segv_stacks SIGSEGV stacks"
 fi
 
 # Crashed executors never unregister their remote collection: 1100
