@@ -60,7 +60,7 @@ solve() {
 }
 
 for cc in gcc clang; do
-	for t in m4 m8 m16 m4x3 mbe mthread crash2 hang; do
+	for t in m4 m8 m16 m4x3 mbe mthread munstable crash2 hang; do
 		build $cc $t || bad "$cc: $t builds" "ukcov-cc failed"
 	done
 	solve $cc m4 64 128
@@ -84,6 +84,21 @@ if [ $rc -eq 0 ] && grep -q '^Done 100000 runs' ctl.log && grep -q 'NEW cov: 3 '
 	ok "control: -use_cmp=0 does not solve m4 in 100000 executions (exit 0)"
 else
 	bad "control: -use_cmp=0" "rc $rc: $(tail -2 ctl.log | tr '\n' ' ')"
+fi
+
+# A comparison whose operand changes from one call to the next is not
+# a stable hint: both CMP runs must record it (seeds 1-5; the NEW line
+# shows the size check was passed).
+uns=""
+for s in 1 2 3 4 5; do
+	"$U" fuzz -seed=$s -runs=3000 -artifact_prefix="$T/uns-" -- ./munstable-gcc >/dev/null 2>uns.log
+	rc=$?
+	{ [ $rc -eq 0 ] && grep -q 'NEW cov' uns.log; } || uns="$uns seed $s: rc $rc;"
+done
+if [ -z "$uns" ] && ! ls uns-* >/dev/null 2>&1; then
+	ok "an unstable comparison gives no hint (5 seeds x 3000 executions, no crash)"
+else
+	bad "unstable comparison" "$uns $(ls uns-* 2>/dev/null)"
 fi
 
 # A crash: exit 1, the artifact's name is the SHA-1 of its bytes, the
