@@ -18,9 +18,9 @@
  * per input, the novelty signal) or a CMP trace (KCOV_TRACE_CMP, the
  * operands that the tool turns into hints).  A thread has one kcov
  * descriptor and one mode (Linux kcov_ioctl: EBUSY), so the two are two
- * executions, as syzkaller's collide-free "comps" runs are.  The
- * descriptor stays enabled across inputs of one mode: between inputs
- * only the bitmap and the count are zeroed.
+ * executions, as syzkaller collects comparisons in runs of their own.
+ * The descriptor stays enabled across inputs of one mode: between
+ * inputs only the bitmap and the count are zeroed.
  *
  * The input's other threads: a collector thread owns a remote
  * collection (KCOV_REMOTE_ENABLE) of the common handle that the serving
@@ -153,8 +153,16 @@ static const char *fz_map_shm(int fd)
 	const struct ukfz_shm *h;
 	uint64_t size, in_max, out_off, out_words;
 
+	int seals;
+
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
 		return "the shared block is not a regular file";
+	/* A block that could shrink under the mapping would turn a load
+	 * into SIGBUS: the tool seals its size (memfd_create(2)). */
+	seals = fcntl(fd, F_GET_SEALS);
+	if (seals < 0 || (seals & (F_SEAL_SHRINK | F_SEAL_GROW)) !=
+				 (F_SEAL_SHRINK | F_SEAL_GROW))
+		return "the shared block's size is not sealed";
 	if (st.st_size < (off_t)(UKFZ_IN_OFF + 4096) ||
 	    st.st_size > (off_t)1 << 34)
 		return "the shared block has a bad size";

@@ -38,8 +38,12 @@ int fz_exec_init(struct fz_exec *e, char **argv, uint64_t max_len,
 	e->argv = argv;
 	e->timeout_ms = timeout_ms;
 	e->ctl = e->st = -1;
-	e->shm_fd = memfd_create("ukcov-fuzz", MFD_CLOEXEC);
-	if (e->shm_fd < 0 || ftruncate(e->shm_fd, (off_t)size)) {
+	e->shm_fd = memfd_create("ukcov-fuzz", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	/* Sealed at its size: the executor maps it whole and refuses a
+	 * block that could shrink under its loads (SIGBUS). */
+	if (e->shm_fd < 0 || ftruncate(e->shm_fd, (off_t)size) ||
+	    fcntl(e->shm_fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW |
+					  F_SEAL_SEAL)) {
 		msg_error("fuzz: shared block: %s", strerror(errno));
 		return -1;
 	}

@@ -234,4 +234,13 @@ if [ $rc -eq 0 ] && [ "$(head -1 env.log)" = "ukcov fuzz executor: \$UKCOV_FUZZ:
 else
 	bad "executor: bad \$UKCOV_FUZZ" "rc $rc: $(cat env.log)"
 fi
+# Channels not made by ukcov fuzz (tests/fuzz/hostile.py): an unsealed
+# block, header fields past the file, an input longer than the block,
+# an unknown command; each refused with its line, no crash.
+while read -r line; do
+	case $line in
+	"ok "*) ok "executor: ${line#ok }" ;;
+	*) bad "executor" "$line" ;;
+	esac
+done < <(python3 "$SRC/hostile.py" ./m4-gcc 2>&1)
 summary
