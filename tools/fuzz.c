@@ -412,18 +412,25 @@ static enum run_result run_input(struct fuzzer *f, const uint8_t *p,
 	return RUN_NEW;
 }
 
+/* Hint mutants waiting: at most this many bytes; the oldest go first. */
+#define QUEUE_BYTES ((size_t)256 << 20)
+
 /* The mutants of the newest hints job run before those still queued. */
 static void queue_push_front(struct fuzzer *f, struct fz_bytes *m, size_t n)
 {
-	size_t rest = f->nqueue - f->qpos;
+	size_t rest = f->nqueue - f->qpos, bytes = 0, keep = 0;
 	struct fz_bytes *q = xmalloc((n + rest + 1) * sizeof(*q));
 
 	memcpy(q, m, n * sizeof(*q));
 	memcpy(q + n, f->queue + f->qpos, rest * sizeof(*q));
 	free(f->queue);
 	free(m);
+	while (keep < n + rest && bytes + q[keep].n <= QUEUE_BYTES)
+		bytes += q[keep++].n;
+	for (size_t i = keep; i < n + rest; i++)
+		free(q[i].p);
 	f->queue = q;
-	f->nqueue = n + rest;
+	f->nqueue = keep;
 	f->qpos = 0;
 }
 
