@@ -601,6 +601,23 @@ static int run_jobs(struct fz_opts *o, bool *is_job)
 	return rc;
 }
 
+static void fuzzer_free(struct fuzzer *f)
+{
+	for (size_t i = 0; i < f->corp.n; i++)
+		free(f->corp.in[i].p);
+	free(f->corp.in);
+	free(f->corp.hinted);
+	for (size_t i = f->qpos; i < f->nqueue; i++)
+		free(f->queue[i].p);
+	free(f->queue);
+	for (size_t i = 0; i < f->dict.n; i++)
+		free(f->dict.w[i].p);
+	free(f->dict.w);
+	free(f->cov.slot);
+	free(f->crash_sigs.slot);
+	free(f->o.dirs);
+}
+
 int cmd_fuzz_main(int argc, char **argv)
 {
 	struct fuzzer f;
@@ -613,10 +630,13 @@ int cmd_fuzz_main(int argc, char **argv)
 			fputs(fuzz_usage_text, stdout);
 			return 0;
 		}
-	if ((rc = parse_fuzz_args(argc, argv, &f.o)))
+	if ((rc = parse_fuzz_args(argc, argv, &f.o))) {
+		fuzzer_free(&f);
 		return rc;
+	}
 	if (f.o.dict && fz_dict_load(f.o.dict, &f.dict, err, sizeof(err))) {
 		fprintf(stderr, "ukcov fuzz: -dict: %s\n", err);
+		fuzzer_free(&f);
 		return EXIT_FUZZ_USAGE;
 	}
 	if (!f.o.seed)
@@ -626,13 +646,17 @@ int cmd_fuzz_main(int argc, char **argv)
 		bool is_job = false;
 
 		rc = run_jobs(&f.o, &is_job);
-		if (!is_job)
+		if (!is_job) {
+			fuzzer_free(&f);
 			return rc;
+		}
 	}
 	f.rng.s = mix((uint64_t)f.o.seed + 0x9e3779b97f4a7c15ULL) | 1;
 	if (fz_exec_init(&f.ex, f.o.harness, (uint64_t)f.o.max_len,
-			 (unsigned)f.o.timeout * 1000))
+			 (unsigned)f.o.timeout * 1000)) {
+		fuzzer_free(&f);
 		return 1;
+	}
 	f.t0 = f.last_line = now();
 	rc = load_corpus(&f);
 	if (!rc) {
@@ -640,5 +664,6 @@ int cmd_fuzz_main(int argc, char **argv)
 		rc = fuzz_loop(&f);
 	}
 	fz_exec_stop(&f.ex);
+	fuzzer_free(&f);
 	return rc;
 }
