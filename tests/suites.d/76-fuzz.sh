@@ -74,6 +74,14 @@ for cc in gcc clang; do
 	solve $cc mthread 64 128
 done
 
+# libukcov.a: ukcov-cc -static links the executor and the thread-start
+# wrap that passes the common handle on.
+if UKCOV_CC=gcc "$CCW" -static mthread-gcc.o driver-gcc.o -lpthread -o mthread-static; then
+	solve static mthread 64 128
+else
+	bad "static: mthread links" "ukcov-cc -static failed"
+fi
+
 # The control: without hints, m4 is not solved in 10^5 executions,
 # although the fuzzer runs and finds the size check's branch.
 "$U" fuzz -seed=1 -runs=100000 -use_cmp=0 -artifact_prefix="$T/ctl-" -- ./m4-gcc \
