@@ -351,8 +351,9 @@ static void hint_add(struct fz_hints *hs, uint64_t op, uint64_t repl,
 
 /* Only comparisons with a compile-time constant (KCOV_CMP_CONST) give
  * hints, in both directions since the record does not say which of
- * the two the constant is; equal operands give nothing to learn.
- * syzkaller caps a program's comparisons; so does this. */
+ * the two the constant is; equal operands give nothing to learn.  At
+ * most 4096 hints a run: the job's cost (quadratic in them) stays
+ * bounded whatever the harness compares. */
 void fz_hints_from_cmp(struct fz_hints *out, const uint64_t *recs,
 		       uint64_t n)
 {
