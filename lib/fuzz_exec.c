@@ -93,6 +93,7 @@ static struct {
 	uint64_t entries;		/* the whole buffer */
 	struct fz_module mods[FZ_MAX_MODULES];
 	int nmods;
+	pid_t pid;			/* the serving process */
 } fz = { .ctl = -1, .st = -1, .kfd = -1 };
 
 /* The remote collection of the input's other threads.  want/have under
@@ -547,6 +548,11 @@ static int fz_run_one(fz_test_fn test_one, uint32_t cmd)
 		return fz_fail("cannot enable kcov on the serving thread");
 	}
 	test_one(copy, len);
+	/* A child the harness forked and let return must not serve: it
+	 * shares the pipes, and two readers of one command stream would
+	 * take each other's inputs. */
+	if (getpid() != fz.pid)
+		_exit(0);
 	fz_copy_out();
 	free(copy);
 	return fz_write_word(UKFZ_ST_DONE);
@@ -567,6 +573,7 @@ static int fz_setup(void)
 		return fz_fail(why);
 	fz.ctl = fds[0];
 	fz.st = fds[1];
+	fz.pid = getpid();
 	dl_iterate_phdr(fz_add_module, NULL);
 	if (fz_kcov_setup()) {
 		dprintf(2, "ukcov fuzz executor: kcov: %s\n", strerror(errno));

@@ -60,7 +60,7 @@ solve() {
 }
 
 for cc in gcc clang; do
-	for t in m4 m8 m16 m4x3 mbe mthread munstable crash2 hang; do
+	for t in m4 m8 m16 m4x3 mbe mthread munstable mfork crash2 hang; do
 		build $cc $t || bad "$cc: $t builds" "ukcov-cc failed"
 	done
 	solve $cc m4 64 128
@@ -170,6 +170,19 @@ if [ "$n" -eq 1099 ] && ls after-crash-* >/dev/null 2>&1 && ! grep -q 'no remote
 	ok "1100 crashed executors: the next one still collects its threads"
 else
 	bad "remote collection after 1100 crashes" "$n duplicates; $(grep -m1 'no remote' after.log)"
+fi
+
+# A harness that forks and lets the child return: the child must not
+# go on serving (it would read the parent's commands).  Bounded by
+# timeout(1) in case it does; the log goes to a file, as a stray child
+# would hold a pipe open.
+mkdir fk && printf F >fk/1
+timeout 60 "$U" fuzz -seed=1 -runs=300 -timeout=5 -artifact_prefix=fk- fk -- ./mfork-gcc >/dev/null 2>fork.log
+rc=$?
+if [ $rc -eq 0 ] && grep -q '^Done 300 runs' fork.log && ! ls fk-* >/dev/null 2>&1; then
+	ok "a harness's forked child does not serve: 300 runs, exit 0"
+else
+	bad "forked child" "rc $rc: $(tail -2 fork.log | tr '\n' ' ')"
 fi
 
 # A hang: a timeout- file after -timeout seconds, exit 1.
