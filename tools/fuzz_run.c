@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -113,6 +114,24 @@ static int read_word(int fd, uint32_t *w, unsigned ms)
 	return 1;
 }
 
+/* The executor closed its status pipe: it is dying, or it closed the
+ * pipe and lives on.  Wait for its end at most the input's timeout
+ * (a pidfd turns readable at exit), then kill it. */
+static bool exits_within(pid_t pid, unsigned ms)
+{
+	int fd = (int)syscall(SYS_pidfd_open, pid, 0);
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	int r;
+
+	if (fd < 0)
+		return true;	/* no pidfd (Linux < 5.3): wait for it */
+	do
+		r = poll(&p, 1, ms ? (int)ms : -1);
+	while (r < 0 && errno == EINTR);
+	close(fd);
+	return r != 0;
+}
+
 static int reap(struct fz_exec *e, bool kill_it)
 {
 	int status = 0;
@@ -201,14 +220,15 @@ enum fz_outcome fz_exec_run(struct fz_exec *e, const uint8_t *data,
 	e->shm->crash_npcs = 0;
 	((uint64_t *)e->out)[0] = 0;
 	e->execs++;
-	if (write(e->ctl, &cmd, sizeof(cmd)) != (ssize_t)sizeof(cmd)) {
-		fill_crash(e, reap(e, false), crash);
-		return FZ_CRASH;
-	}
-	r = read_word(e->st, &st, e->timeout_ms);
+	if (write(e->ctl, &cmd, sizeof(cmd)) != (ssize_t)sizeof(cmd))
+		r = 0;		/* the executor closed its end: as EOF */
+	else
+		r = read_word(e->st, &st, e->timeout_ms);
 	if (r == 1 && st == UKFZ_ST_DONE)
 		return FZ_OK;
-	if (r == -2) {
+	/* No answer in time, or the pipes closed by a process that does
+	 * not end: a timeout either way. */
+	if (r == -2 || (r == 0 && !exits_within(e->pid, e->timeout_ms))) {
 		reap(e, true);
 		memset(crash, 0, sizeof(*crash));
 		return FZ_TIMEOUT;

@@ -60,7 +60,7 @@ solve() {
 }
 
 for cc in gcc clang; do
-	for t in m4 m8 m16 m4x3 mbe mthread munstable mfork crash2 hang; do
+	for t in m4 m8 m16 m4x3 mbe mthread munstable mfork mclose crash2 hang; do
 		build $cc $t || bad "$cc: $t builds" "ukcov-cc failed"
 	done
 	solve $cc m4 64 128
@@ -239,6 +239,17 @@ usage "-jobs=0" "ukcov fuzz: -jobs=0 is out of range (see ukcov fuzz -help=1)" -
 usage "no harness" "ukcov fuzz: no harness: put it after '--' (see ukcov fuzz -help=1)" -runs=1
 printf 'kw="unterminated\n' >bad.dict
 usage "bad dictionary" "ukcov fuzz: -dict: bad.dict:1: not name=\"value\"" -dict=bad.dict -- ./m4-gcc
+
+# A harness that closes the executor's pipes and blocks: a timeout-
+# after -timeout, not a fuzzer waiting forever (timeout(1) bounds it).
+mkdir cx && printf X >cx/1
+timeout 60 "$U" fuzz -seed=1 -runs=10 -timeout=1 -artifact_prefix=cx- cx -- ./mclose-gcc >/dev/null 2>close.log
+rc=$?
+if [ $rc -eq 1 ] && [ -f "cx-timeout-$(printf X | sha1sum | cut -c1-40)" ]; then
+	ok "pipes closed by a harness that lives on: timeout-, exit 1"
+else
+	bad "closed pipes" "rc $rc: $(tail -2 close.log | tr '\n' ' ')"
+fi
 
 # A program that does not serve: one error line, exit 1.
 "$U" fuzz -runs=1 -- /bin/true >/dev/null 2>noserve.log
