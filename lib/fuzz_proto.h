@@ -4,15 +4,17 @@
  * pipes, named in $UKCOV_FUZZ as "CTL,STATUS,SHM" (decimal fds).
  *
  * The executor checks everything here as hostile input: the fds must be
- * a pipe, a pipe and a regular file (memfd) whose size is the header's
- * size field, and every length is read once and bounded by the sizes it
- * checked at start.
+ * a pipe, a pipe and a regular file (memfd) whose size is sealed
+ * (F_SEAL_SHRINK, F_SEAL_GROW) and is the header's size field, and
+ * every length is read once and bounded by the sizes it checked at
+ * start.  docs/FORMATS.md §4e has the layout.
  *
  * Per input the tool writes the input at UKFZ_IN_OFF, its length into
  * in_len, then one 32-bit command on CTL (UKFZ_CMD_*).  The executor
  * runs LLVMFuzzerTestOneInput once on its own thread in that mode,
  * writes the records at out_off (word 0 = count, then records: one word
- * per PC, four per CMP record as in a kcov CMP trace) and answers one
+ * per PC, four per CMP record as in a kcov CMP trace; the serving
+ * thread's, then its threads' common-handle sections') and answers one
  * 32-bit UKFZ_ST_DONE on STATUS.  A crash is seen by the tool as the
  * executor's death; before dying, the executor's handler fills the
  * crash fields.  PCs are "stable PCs": (module index + 1) << 40 | offset
