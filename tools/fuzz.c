@@ -73,6 +73,7 @@ struct fuzzer {
 	size_t nqueue, qpos;
 	double t0, last_line;
 	uint64_t crashes;
+	unsigned warned_drops;
 	int rc;
 };
 
@@ -399,6 +400,10 @@ static enum run_result run_input(struct fuzzer *f, const uint8_t *p,
 	if (o != FZ_OK)
 		return on_crash(f, p, n, &c, o) ? RUN_STOP : RUN_CRASHED;
 	cnt = fz_exec_count(&f->ex, 1);
+	if (f->ex.shm->dropped && !f->warned_drops++)
+		fprintf(stderr, "WARNING: an input's coverage did not fit: %"
+			PRIu64 " points dropped (said once)\n",
+			f->ex.shm->dropped);
 	for (uint64_t i = 0; i < cnt; i++)
 		if (f->ex.out[1 + i] && pcset_add(&f->cov, f->ex.out[1 + i]))
 			fresh = true;
