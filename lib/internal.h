@@ -590,6 +590,12 @@ void ukcov__nb_drops(const struct ukcov_cb *cb, uint64_t **drops,
 void ukcov__nb_exec_prepare(void);
 void ukcov__nb_exec_failed(void);
 
+/* ---- fuzz_exec.c: the executor of "ukcov fuzz" ----
+ * Exported for drivers' main, but no API: __ukcov_, as the other
+ * entries that only generated or driver code calls (libukcov.map). */
+UKCOV_EXPORT int __ukcov_fuzz_serve(int (*test_one)(const uint8_t *,
+						   size_t));
+
 /* ---- modules.c (the tool's module table) ---- */
 void ukcov__modules_snapshot(void);
 void ukcov__modules_set_path(const char *path);
