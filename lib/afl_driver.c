@@ -4,6 +4,7 @@
  * place of libFuzzer's, with AFL++'s libAFLDriver's behaviour
  * (utils/aflpp_driver/aflpp_driver.c):
  *
+ *   under ukcov fuzz its executor (lib/fuzz_exec.c) runs the inputs;
  *   under afl-fuzz   the fork server starts after LLVMFuzzerInitialize;
  *                    each child makes one throwaway call (so that what
  *                    a target starts lazily, a pool or a cache, is not
@@ -33,6 +34,9 @@ __attribute__((used)) static const char persistent_sig[] =
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 __attribute__((weak)) int LLVMFuzzerInitialize(int *argc, char ***argv);
+/* `ukcov fuzz`'s executor (lib/fuzz_exec.c): -1 at once unless that tool
+ * started this process. */
+int __ukcov_fuzz_serve(int (*test_one)(const uint8_t *, size_t));
 
 /* Before libukcov's constructor: the driver starts the server itself. */
 static void driver_preinit(void)
@@ -162,6 +166,8 @@ int main(int argc, char **argv)
 {
 	if (LLVMFuzzerInitialize)
 		LLVMFuzzerInitialize(&argc, &argv);
+	if (__ukcov_fuzz_serve(LLVMFuzzerTestOneInput) == 0)
+		return 0;
 	if (ukcov_afl_active())
 		return run_afl(argc, argv);
 	if (input_path(argc, argv))
