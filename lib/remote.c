@@ -159,8 +159,9 @@ static unsigned reg_bucket(uint64_t handle)
 
 static void *map_anon(size_t bytes)
 {
-	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	void *p = ukcov__real_mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+				   -1, 0);
 
 	return p == MAP_FAILED ? NULL : p;
 }

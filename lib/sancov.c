@@ -68,9 +68,9 @@ static struct ukcov_region *region_new_locked(void)
 	if (c >= MAX_CHUNKS)
 		return NULL;
 	if (!chunks[c]) {
-		void *p = mmap(NULL, CHUNK_REGIONS * sizeof(struct ukcov_region),
-			       PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		size_t bytes = CHUNK_REGIONS * sizeof(struct ukcov_region);
+		void *p = ukcov__real_mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+					   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 		if (p == MAP_FAILED)
 			return NULL;
@@ -180,8 +180,9 @@ static struct growtab pc_tab = { .fd = -1 }, cnt_tab = { .fd = -1 };
 static int growtab_reserve(struct growtab *t, size_t elem, int fd)
 {
 	uint64_t bytes = ((uint64_t)UINT32_MAX + 1) * elem;
-	void *p = mmap(NULL, bytes, PROT_NONE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	void *p = ukcov__real_mmap(NULL, bytes, PROT_NONE,
+				   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+				   -1, 0);
 
 	if (p == MAP_FAILED)
 		return -1;
@@ -207,8 +208,8 @@ static int growtab_grow(struct growtab *t, uint64_t last)
 	/* The file grows first; the new mapping of it covers the old one
 	 * at the same address (the same pages of the same file). */
 	if (ftruncate(t->fd, (off_t)need) != 0 ||
-	    mmap(t->base, need, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
-		 t->fd, 0) == MAP_FAILED)
+	    ukcov__real_mmap(t->base, need, PROT_READ | PROT_WRITE,
+			     MAP_SHARED | MAP_FIXED, t->fd, 0) == MAP_FAILED)
 		return -1;
 	t->usable = need;
 	return 0;
@@ -282,9 +283,11 @@ uint64_t ukcov__sancov_pcset_lost(void)
 
 static void pcset_reserve(void)
 {
-	void *p = mmap(NULL, ((size_t)1 << PCSET_BITS) * sizeof(uint64_t),
-		       PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	void *p = ukcov__real_mmap(NULL,
+				   ((size_t)1 << PCSET_BITS) * sizeof(uint64_t),
+				   PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+				   -1, 0);
 
 	if (p == MAP_FAILED) {
 		ukcov__sancov_msg("ukcov: coverage: cannot map the PC table",
@@ -509,7 +512,7 @@ static void direct_after_fork_child(void)
 {
 	if (pc_tab.fd < 0)
 		return;
-	close(pc_tab.fd);
+	ukcov__real_close(pc_tab.fd);
 	pc_tab.fd = ukcov__sancov_child_direct("sancov.raw", pc_tab.base,
 					       pc_tab.usable, pc_tab.usable);
 	if (pc_tab.fd >= 0)
