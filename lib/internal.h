@@ -335,11 +335,10 @@ enum { UKCOV_REGION_COUNTERS = 1, UKCOV_REGION_BOOLS, UKCOV_REGION_PCS };
 /* ---- sancov.c ---- */
 void ukcov__sancov_note_tracer(void);
 void ukcov__sancov_init(void);
-void ukcov__sancov_fatal_dump(int sig);
 void ukcov__sancov_after_fork_child(void);
 
 /* ---- signals.c: the fatal signals that dump coverage first ---- */
-void ukcov__signals_hook_fatal(void);
+void ukcov__signals_hook_fatal(void (*dump)(int sig));
 
 /* ---- callbacks.c ---- */
 /* Referenced by callbacks.c so that a static link pulls in the runtime. */
@@ -357,12 +356,28 @@ void ukcov__thread_rearm_hot(struct ukcov_thread *t);
 void ukcov__stop_local_owner(struct ukcov_desc *d, pid_t tid);
 void ukcov__thread_stop(struct ukcov_thread *t);
 void ukcov__thread_exit_hook(struct ukcov_thread *t);
-void ukcov__thread_exit_locked(struct ukcov_thread *t);
-void ukcov__threads_stop_all_locked(void);
+void ukcov__thread_unregister_locked(struct ukcov_thread *t);
+void ukcov__threads_for_each_locked(void (*fn)(struct ukcov_thread *t));
 void ukcov__threads_after_fork_child(void);
 void ukcov__thread_clear_hot(struct ukcov_thread *t);
 void ukcov__thread_save_hot(const struct ukcov_thread *t, struct ukcov_hot *h);
 void ukcov__thread_load_hot(struct ukcov_thread *t, const struct ukcov_hot *h);
+/* What thread.c calls in the layers above it (docs/DESIGN.md,
+ * "Layers"): init.c's constructor hands these over before anything
+ * arms; until then a thread has no section and nothing to tell. */
+struct ukcov_thread_hooks {
+	/* remote.c: the hot block of t's section open at depth, or NULL. */
+	const struct ukcov_hot *(*section_hot)(const struct ukcov_thread *t,
+					       int depth);
+	/* remote_netbsd.c: a NetBSD remote section re-arms itself. */
+	void (*nb_rearm)(struct ukcov_thread *t);
+	/* sancov.c: a thread of this process is about to record PCs. */
+	void (*note_tracer)(void);
+	/* init.c: the thread-exit key's destructor (its value: the
+	 * exiting thread's struct ukcov_thread). */
+	void (*thread_exit)(void *t);
+};
+void ukcov__thread_set_hooks(const struct ukcov_thread_hooks *h);
 
 /* ---- desc.c: the state machine (transitions under cb->lock) ---- */
 int ukcov__cb_lock(struct ukcov_cb *cb);
@@ -423,7 +438,9 @@ int ukcov__flavor_for_request(unsigned long req);
 int ukcov__flavor_by_name(const char *name);
 int ukcov__ioctl_common(struct ukcov_desc *d, unsigned long req,
 			unsigned long arg, int *handled);
+/* ---- copyio.c ---- */
 int ukcov__copyin(void *dst, const void *src, size_t n);
+int ukcov__copyout(void *dst, const void *src, size_t n);
 
 /* ---- api.c ---- */
 int ukcov__open_desc(int flavor, int cloexec);
@@ -455,9 +472,6 @@ int ukcov__real_execvpe(const char *file, char *const argv[],
 int ukcov__real_fexecve(int fd, char *const argv[], char *const envp[]);
 int ukcov__real_pthread_create(pthread_t *th, const pthread_attr_t *attr,
 			       void *(*fn)(void *), void *arg);
-
-/* ---- init.c: the process-lifetime hooks ---- */
-void ukcov__hook_thread_exit(struct ukcov_thread *t);
 
 /* ---- exec.c: both sides of exec ---- */
 void ukcov__exec_takeover(void);
@@ -511,10 +525,11 @@ void ukcov__uniq_reset_buffer(uint64_t *buf, uint64_t words);
 void ukcov__uniq_trust_if_clear(struct ukcov_thread *t, const uint64_t *buf);
 void ukcov__uniq_trust_after_reset(struct ukcov_thread *t, const uint64_t *buf);
 void ukcov__uniq_text_init(void);
+void ukcov__uniq_note_guards(void);
 void ukcov__uniq_direct_choose(struct ukcov_thread *t, const uint64_t *buf,
 			       int *image_armed);
 
-/* ---- sancov_dump.c ---- */
+/* ---- modules.c ---- */
 int ukcov__write_all(int fd, const void *p, size_t n);
 
 /* ---- signals.c ---- */
@@ -528,6 +543,7 @@ struct ukcov_remote_tls;
 int ukcov__remote_enable_locked(struct ukcov_desc *d, int fd,
 				unsigned long arg);
 void ukcov__remote_owner_reset(struct ukcov_thread *t);
+void ukcov__owner_disable_locked(struct ukcov_desc *d);
 /* The open section of t at signal depth `depth`, or NULL. */
 const struct ukcov_hot *ukcov__remote_section_hot(const struct ukcov_thread *t,
 						  int depth);

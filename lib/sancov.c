@@ -334,6 +334,14 @@ static void dump_at_exit(void)
 	ukcov__sancov_dump(0);
 }
 
+/* A fatal signal (signals.c): write the files with what is known now,
+ * before the program's handler or the default action runs. */
+static void fatal_dump(int sig)
+{
+	(void)sig;
+	ukcov__sancov_dump(1);
+}
+
 /*
  * Once per process, from whichever comes first: a module constructor's
  * init call or the runtime's constructor.  Reads UKCOV_OPTIONS; with
@@ -381,7 +389,7 @@ static void sancov_setup(void)
 	if ((ukcov__sancov_opts.coverage && bits) ||
 	    ukcov__sancov_trace_wanted() || trace) {
 		atexit(dump_at_exit);
-		ukcov__signals_hook_fatal();
+		ukcov__signals_hook_fatal(fatal_dump);
 	}
 	if (trace) {	/* both words: trace_pc and the guards record */
 		__atomic_fetch_or(&__ukcov_sancov.pc_on, trace,
@@ -427,6 +435,7 @@ UKCOV_SANCOV_API void __ukcov_sancov_guard_init(uint32_t *start,
 		region_publish_locked();
 	}
 	__atomic_store_n(&nguards, nguards + (uint32_t)n, __ATOMIC_RELEASE);
+	ukcov__uniq_note_guards();
 	if (__ukcov_sancov.pcset || ukcov__sancov_trace_wanted())
 		ukcov__sancov_modules_refresh();	/* a dlopen */
 	if (pc_tab.fd >= 0)
@@ -495,14 +504,6 @@ void ukcov__sancov_init(void)
 	if ((__atomic_load_n(&__ukcov_sancov.pc_on, __ATOMIC_RELAXED) &
 	     UKCOV_SANCOV_PCSET) || ukcov__sancov_trace_wanted())
 		ukcov__sancov_modules_refresh();
-}
-
-/* A fatal signal (signals.c): write the files with what is known now,
- * before the program's handler or the default action runs. */
-void ukcov__sancov_fatal_dump(int sig)
-{
-	(void)sig;
-	ukcov__sancov_dump(1);
 }
 
 /* coverage_direct=1: the child gets its own <pid>.sancov.raw, starting

@@ -113,25 +113,6 @@ static void remember_own(const struct stat *st)
 	}
 }
 
-/* Write all n bytes (async-signal-safe): 0, or the errno (EIO for a
- * write that wrote nothing). */
-int ukcov__write_all(int fd, const void *p, size_t n)
-{
-	const char *c = p;
-
-	while (n > 0) {
-		ssize_t w = write(fd, c, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return w < 0 ? errno : EIO;
-		c += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 static int refuse_foreign(const char *path)
 {
 	report(path, ": exists and is not this process's file; "
