@@ -99,6 +99,7 @@ def main():
         for s in undef[o]:
             if s in interposed and a not in libc_ok:
                 libc.setdefault(a, set()).add(s)
+                continue    # one line for it, the libc-names one
             for b in definer.get(s, ()):
                 if b == a or a not in layer or b not in layer:
                     continue
