@@ -1,5 +1,5 @@
 /*
- * lib/sancov_trace.c -- the two features of seed 004 that compiler-rt
+ * lib/sancov_trace.c -- the two features of the old sancov runtime that compiler-rt
  * removed in 2017 (llvm-mirror/compiler-rt 104db270d "remove run-time
  * support for -fsanitize-coverage=indirect-calls" and 2409e866b "...
  * trace-bb"), rebuilt for today's callbacks and for threads:

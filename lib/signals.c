@@ -84,7 +84,7 @@ static void read_user_action(int sig, struct sigaction *a)
  * reports SIG_DFL.  Under the lock, as sigaction() changes the table and
  * the kernel together; and only if the kernel's disposition is still
  * SIG_DFL: a sigaction() on another thread between the delivery and
- * this point installed a new action, which must stay (issue 6, defect 9).
+ * this point installed a new action, which must stay.
  */
 static void mirror_resethand(int sig)
 {
