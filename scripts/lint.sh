@@ -14,7 +14,8 @@
 # which "make all" made): a single-file internal that is not static is
 # one failure, "not ok check-static:" with the offenders; and
 # scripts/layers.py (lib/layers.txt): an upward call between lib/ files
-# or an internal use of an interposed libc name is one failure.  LINT_JOBS (default: the
+# or an internal use of an interposed libc name is one failure; and
+# scripts/check-env.sh: an environment variable in no man page is one.  LINT_JOBS (default: the
 # number of CPUs) clang-tidy processes run at once.
 #
 # Run from the top of the tree.  Writes only under a mktemp -d directory.
@@ -102,6 +103,15 @@ if [ $# -eq 0 ]; then
     else
         echo "not ok check-static:"
         grep -v -E '^[0-9]+ passed' "$W/static" | sed 's/^not ok static /    /'
+        fail=$((fail + 1))
+    fi
+    # Every environment variable lib/ and tools/ read is in a man page.
+    if scripts/check-env.sh >"$W/env" 2>&1; then
+        echo "ok env-documented lib/ tools/"
+        pass=$((pass + 1))
+    else
+        echo "not ok env-documented:"
+        grep '^not ok' "$W/env" | sed 's/^not ok /    /'
         fail=$((fail + 1))
     fi
     # lib/ calls only downward, and only interpose.c and exec.c name
