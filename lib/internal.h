@@ -6,6 +6,32 @@
  * offset UKCOV_CB_OFF holds the state that every process holding the
  * descriptor shares, the way every holder of a kernel file description
  * shares one struct kcov.  See docs/DESIGN.md for the whole picture.
+ *
+ * Lock tags.  Every field comment of lib/ starts with how the field is
+ * protected, one letter each (as FreeBSD kern_kcov.c's (o)/(l)/(s) and
+ * OpenBSD dev/kcov.c's [I]/[M]/[a]); a file may say more in its own
+ * "Locking:" comment, never something else:
+ *   [I] immutable once the object is published (set before the store
+ *       or the list insertion that makes it visible);
+ *   [F] set once under the lock, then read without it;
+ *   [S] set once before the word that enables its use is published
+ *       (release), read after that word (acquire);
+ *   [A] atomics only, from any thread (or process, in shared memory);
+ *   [W] written only by the owner thread, read by others with atomics;
+ *   [T] touched only by the thread it belongs to;
+ *   [M] under the control block's process-shared robust mutex
+ *       (ukcov__cb_lock);
+ *   [P] under ukcov__proc_lock;
+ *   [R] under remote.c's reg_lock;
+ *   [L] under the one lock of the file that declares the field (the
+ *       file's "Locking:" comment names it: sancov.c init_lock,
+ *       signals.c table_lock, remote.c a collector's lock);
+ *   [N] inserted under that lock, read without it (the list only grows);
+ *   [Q] read without the lock as a seqlock: copy, then retry if the
+ *       sequence word moved (signals.c);
+ *   [D] only while this process dumps (sancov_dump.c's dump flag).
+ * Lock order: ukcov__proc_lock, a control block's lock, then remote.c's
+ * reg_lock and a collector's lock, or remote_netbsd.c's nb_lock.
  */
 #ifndef UKCOV_INTERNAL_H
 #define UKCOV_INTERNAL_H

@@ -28,11 +28,11 @@
  * [L] written under table_lock, taken with every signal blocked (so a
  *     handler never spins on a lock its own thread holds); table_seq is
  *     odd while a writer is inside.
- * [S] read without the lock by the trampoline, as a seqlock: copy,
+ * [Q] read without the lock by the trampoline, as a seqlock: copy,
  *     then retry if table_seq moved.  A handler cannot take a lock that
  *     the code it interrupted may hold.
  */
-static struct sigaction user_action[NSIG_MAX];	/* [L][S] */
+static struct sigaction user_action[NSIG_MAX];	/* [L][Q] */
 static int user_wrapped[NSIG_MAX];		/* [L] */
 static int table_lock;
 static unsigned table_seq;
@@ -40,7 +40,7 @@ static unsigned table_seq;
  * the trampoline stays installed even while that action is SIG_DFL.
  * [L] set once by ukcov__signals_hook_fatal, read by the trampoline. */
 static int fatal_hooked[NSIG_MAX];
-/* [a] set (before any fatal_hooked) by ukcov__signals_hook_fatal. */
+/* [A] set (before any fatal_hooked) by ukcov__signals_hook_fatal. */
 static void (*fatal_dump)(int sig);
 
 static void table_acquire(sigset_t *old)

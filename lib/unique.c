@@ -187,7 +187,7 @@ static int words_clear(const uint64_t *buf, uint64_t n)
 	return 1;
 }
 
-/* [a] set once the first guard is numbered (sancov.c tells us, being
+/* [A] set once the first guard is numbered (sancov.c tells us, being
  * the layer above): guards number their points, the text bitmap is
  * only for trace-pc builds. */
 static int guards_numbered;
