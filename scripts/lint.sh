@@ -15,7 +15,9 @@
 # one failure, "not ok check-static:" with the offenders; and
 # scripts/layers.py (lib/layers.txt): an upward call between lib/ files
 # or an internal use of an interposed libc name is one failure; and
-# scripts/check-env.sh: an environment variable in no man page is one.  LINT_JOBS (default: the
+# scripts/check-env.sh: an environment variable in no man page is one;
+# and scripts/format-check.py: a line changed against main's merge-base
+# that clang-format (.clang-format) would write otherwise is one.  LINT_JOBS (default: the
 # number of CPUs) clang-tidy processes run at once.
 #
 # Run from the top of the tree.  Writes only under a mktemp -d directory.
@@ -103,6 +105,15 @@ if [ $# -eq 0 ]; then
     else
         echo "not ok check-static:"
         grep -v -E '^[0-9]+ passed' "$W/static" | sed 's/^not ok static /    /'
+        fail=$((fail + 1))
+    fi
+    # The lines this branch changes follow .clang-format.
+    if scripts/format-check.py >"$W/format" 2>&1; then
+        echo "ok format (lines changed against the base)"
+        pass=$((pass + 1))
+    else
+        echo "not ok format:"
+        grep '^not ok\|^    ' "$W/format" | sed 's/^not ok format /    /'
         fail=$((fail + 1))
     fi
     # Every environment variable lib/ and tools/ read is in a man page.
