@@ -167,8 +167,9 @@ static int open_tmp(const struct line *path, struct line *tmp)
 			put_dec(tmp, k);
 		tmp->buf[tmp->n] = '\0';
 		fd = ukcov__real_open(tmp->buf,
-				      O_WRONLY | O_CREAT | O_EXCL |
-				      O_NOFOLLOW | O_CLOEXEC, 0660);
+				      O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+					      O_CLOEXEC,
+				      0660);
 		if (fd < 0 && errno != EEXIST)
 			break;
 	}
@@ -706,7 +707,8 @@ int ukcov__sancov_create_direct(const char *suffix)
 	}
 	path.buf[path.n] = '\0';
 	fd = ukcov__real_open(path.buf,
-			      O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			      O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW |
+				      O_CLOEXEC,
 			      0660);
 	if (fd < 0) {
 		if (errno == EEXIST)

@@ -141,10 +141,10 @@ void ukcov__thread_rearm_hot(struct ukcov_thread *t)
 	struct ukcov_desc *d = t->owned;
 	uint64_t *pc = NULL, *cmp = NULL;
 	uint64_t *buf = d ? d->buf : t->follow_area;
-	const struct ukcov_hot *sec = t->rt && hooks.section_hot ?
-				      hooks.section_hot(t, t->sig_depth) :
-				      NULL;
+	const struct ukcov_hot *sec = NULL;
 
+	if (t->rt && hooks.section_hot)
+		sec = hooks.section_hot(t, t->sig_depth);
 	if (sec) {
 		ukcov__thread_load_hot(t, sec);
 		return;

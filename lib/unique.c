@@ -205,8 +205,8 @@ void ukcov__uniq_direct_choose(struct ukcov_thread *t, const uint64_t *buf,
 			       int *image_armed)
 {
 	uint64_t d = text_words;
-	int ok = buf && t->mode == UKCOV_MODE_PC && d &&
-		 t->uniq_words >= 64 && d <= t->uniq_words - 64 &&
+	int ok = buf && t->mode == UKCOV_MODE_PC && d && t->uniq_words >= 64 &&
+		 d <= t->uniq_words - 64 &&
 		 !__atomic_load_n(&guards_numbered, __ATOMIC_ACQUIRE) &&
 		 ((image_armed && *image_armed) || words_clear(buf, d));
 

@@ -242,7 +242,8 @@ int cmd_merge(struct options *o)
 		else if (i && k != first && !symbolized) {
 			msg_error("%s: cannot merge a %s with a %s", o->args[i],
 				  k == INPUT_DUMP ? "dump" : ".sancov file",
-				  first == INPUT_DUMP ? "dump" : ".sancov file");
+				  first == INPUT_DUMP ? "dump"
+						      : ".sancov file");
 			return EXIT_DATA;
 		}
 		if (i == 0)

@@ -22,9 +22,9 @@ struct printer {
 	bool *tried;
 };
 
-static void printer_init(struct printer *p, const struct dump *d, const char *source,
-		  struct bin_candidate *bins, size_t nbins,
-		  const struct options *o)
+static void printer_init(struct printer *p, const struct dump *d,
+			 const char *source, struct bin_candidate *bins,
+			 size_t nbins, const struct options *o)
 {
 	memset(p, 0, sizeof(*p));
 	p->d = d;
@@ -119,8 +119,7 @@ static void printer_cmp(struct printer *p, struct strbuf *sb, const struct cmp_r
 
 void print_symbolized(const struct dump *d, const struct pcvec *unknown,
 		      const char *source, struct bin_candidate *bins,
-		      size_t nbins, const struct options *o,
-		      struct strbuf *sb)
+		      size_t nbins, const struct options *o, struct strbuf *sb)
 {
 	struct printer p;
 

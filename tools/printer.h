@@ -22,8 +22,7 @@ struct options;
  * (may be NULL), then the CMP records, one per line. */
 void print_symbolized(const struct dump *d, const struct pcvec *unknown,
 		      const char *source, struct bin_candidate *bins,
-		      size_t nbins, const struct options *o,
-		      struct strbuf *sb);
+		      size_t nbins, const struct options *o, struct strbuf *sb);
 
 /* One point at a time (ukcov trace): "module+0xoffset function
  * file:line:column", or "0xaddress" for mod -1. */
