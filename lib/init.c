@@ -19,8 +19,9 @@
 
 #include "internal.h"
 
-/* callbacks.c refers to this, so that a static link of the callbacks
- * brings this object, and with it the interposers, along. */
+/* callbacks.c and thread.c refer to this, so that a static link of the
+ * callbacks, or of any part of the runtime, brings this object (the
+ * constructor and the hooks), and with it the interposers, along. */
 const char ukcov__runtime_anchor = 1;
 
 /* ---- thread exit ---- */

@@ -367,7 +367,8 @@ void ukcov__sancov_after_fork_child(void);
 void ukcov__signals_hook_fatal(void (*dump)(int sig));
 
 /* ---- callbacks.c ---- */
-/* Referenced by callbacks.c so that a static link pulls in the runtime. */
+/* Referenced by callbacks.c and thread.c so that a static link pulls in
+ * the runtime's constructor (init.c). */
 extern const char ukcov__runtime_anchor;
 /* Defined in callbacks.c, named by the -lukcov linker script. */
 extern const char __ukcov_callbacks __attribute__((visibility("default")));

@@ -27,6 +27,13 @@ __thread struct ukcov_thread __ukcov_thread
  * Lock order: ukcov__proc_lock, then a control block's lock. */
 pthread_mutex_t ukcov__proc_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* A static link that brings any of the runtime (this object is under
+ * nearly every other) must bring its constructor too: init.c installs
+ * the hooks and the thread-exit key this file relies on, and the fork
+ * and exit handlers.  A link anchor, not a call (lib/layers.txt). */
+__attribute__((used)) static const char *const init_anchor_ref =
+	&ukcov__runtime_anchor;
+
 static struct ukcov_thread *thread_list;	/* tracing threads */
 static uint64_t self_start_time;		/* 0: not read yet */
 static struct ukcov_thread_hooks hooks;		/* [I] from init.c */
