@@ -19,7 +19,7 @@
 #include "elfpoints.h"
 #include "sancov_file.h"
 
-enum input_kind input_kind_of(const void *head, size_t n)
+static enum input_kind input_kind_of(const void *head, size_t n)
 {
 	if (is_elf_image(head, n))
 		return INPUT_ELF;

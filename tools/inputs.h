@@ -23,7 +23,6 @@ enum input_kind {
 };
 /* How many first bytes input_kind reads. */
 #define INPUT_HEAD 64
-enum input_kind input_kind_of(const void *head, size_t n);
 /* path's kind into *k: 0, or -errno when it cannot be read (a directory
  * is -EISDIR; *k is then INPUT_UNKNOWN).  Prints nothing: each command says what it cannot use. */
 int input_kind(const char *path, enum input_kind *k);
