@@ -11,8 +11,8 @@ reference) between them.  Fails on
     table"), or a table entry with no object;
   - a reference to a higher layer (not an "anchor" of the table);
   - a reference to a libc function libukcov also exports (the exported
-    names of lib/libukcov.map that lib/ defines) from a file other than
-    the table's "libc-names" files.
+    names of lib/libukcov.map that lib/ defines and libc.so.6 defines
+    too) from a file other than the table's "libc-names" files.
 Prints "ok ..."/"not ok ..." lines, then "N passed, N failed"; exits
 non-zero on any failure.  --graph prints the calls between files of one
 layer (where cycles may remain) instead.  "make lint" runs this.
@@ -56,6 +56,20 @@ def exported(map_path):
     return {w for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", glob)}
 
 
+def libc_names():
+    """The functions the C library defines (nm -D of the libc.so.6 the
+    compiler links), or None where it cannot be found."""
+    cc = os.environ.get("CC", "cc")
+    try:
+        path = subprocess.run([cc, "-print-file-name=libc.so.6"],
+                              capture_output=True, text=True).stdout.strip()
+        if not os.path.isabs(path):
+            return None
+        return {n.split("@")[0] for n in nm(path, "-D", "--defined-only")}
+    except (OSError, subprocess.CalledProcessError):
+        return None
+
+
 def nm(obj, *flags):
     out = subprocess.run(["nm", *flags, obj], check=True,
                          capture_output=True, text=True).stdout
@@ -82,8 +96,10 @@ def main():
         undef[o] = nm(path, "-u")
         for s in defs[o]:
             definer.setdefault(s, set()).add(src[o])
+    libc = libc_names()
     interposed = {s for s in exported("lib/libukcov.map")
-                  if s in definer and not s.startswith(OURS)}
+                  if s in definer and not s.startswith(OURS) and
+                  (libc is None or s in libc)}
     results = []
     for f in sorted(set(src.values())):
         if f not in layer:
