@@ -5,7 +5,8 @@
 #   make bench            the benchmark (see bench/README.md)
 #   make install PREFIX=/usr/local DESTDIR=
 #   make lint             cppcheck + clang-tidy on lib/, tools/, tests/;
-#                         single-file internals static (check-static.sh)
+#                         single-file internals static (check-static.sh);
+#                         lib/ calls only downward (scripts/layers.py)
 #   make mutants          mutation testing (slow; docs/TESTING.md)
 #   make compile_commands.json
 #

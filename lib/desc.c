@@ -278,12 +278,10 @@ int ukcov__enable_uniq_locked(struct ukcov_desc *d, int fd, int mode,
 	return 0;
 }
 
-/* RUNNING -> READY by the owner itself (KCOV_DISABLE and friends). */
+/* RUNNING -> READY by the owner itself (KCOV_DISABLE and friends,
+ * through ukcov__owner_disable_locked, which resets the remotes first). */
 void ukcov__disable_locked(struct ukcov_desc *d)
 {
-	/* kcov_disable -> kcov_remote_reset: a remote owner's handles are
-	 * unregistered and its sections in flight discarded. */
-	ukcov__remote_owner_reset(&__ukcov_thread);
 	ukcov__release_owner_locked(d->cb);
 	ukcov__thread_disarm(&__ukcov_thread);
 }

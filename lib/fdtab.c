@@ -22,7 +22,7 @@
 
 #include "internal.h"
 
-static struct ukcov_desc *fdmap[UKCOV_FDMAP_SIZE];	/* [a] readers */
+static struct ukcov_desc *fdmap[UKCOV_FDMAP_SIZE];	/* [A] readers */
 static struct ukcov_desc *desc_list;
 static int fdmap_end;		/* one past the highest fd ever registered */
 

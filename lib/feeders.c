@@ -1,6 +1,6 @@
 /*
  * lib/feeders.c -- the module tables of the processes that feed this
- * process's remote collections, for ukcov_dump() (issue 7 item 4).
+ * process's remote collections, for ukcov_dump().
  *
  * A collector that was not given $UKCOV_REMOTE_MODULES (ukcov run
  * --remote gives one) creates one memfd per process, "ukcov-feeders",

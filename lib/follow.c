@@ -198,8 +198,9 @@ static void *follow_thread_start(void *p)
 		ukcov__tree_arm_thread();
 		return s.fn(s.arg);
 	}
-	area = mmap(NULL, area_bytes(follow.entries), PROT_READ | PROT_WRITE,
-		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	area = ukcov__real_mmap(NULL, area_bytes(follow.entries),
+				PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (area != MAP_FAILED)
 		ukcov__thread_follow_arm(&__ukcov_thread, area,
 					 follow.entries, follow.mode,

@@ -19,33 +19,69 @@
 
 #include "internal.h"
 
-/* callbacks.c refers to this, so that a static link of the callbacks
- * brings this object, and with it the interposers, along. */
+/* callbacks.c and thread.c refer to this, so that a static link of the
+ * callbacks, or of any part of the runtime, brings this object (the
+ * constructor and the hooks), and with it the interposers, along. */
 const char ukcov__runtime_anchor = 1;
-
-static pthread_key_t exit_key;
 
 /* ---- thread exit ---- */
 
+/* Linux kcov_task_exit, FreeBSD kcov_thread_dtor, NetBSD kcov_lwp_free,
+ * OpenBSD kcov_exit: the descriptor goes back to READY with its buffer
+ * contents kept; after a last close it stays DYING.  With
+ * ukcov__proc_lock held. */
+static void thread_exit_locked(struct ukcov_thread *t)
+{
+	struct ukcov_desc *d = t->owned;
+
+	if (d && ukcov__cb_lock(d->cb) == 0) {
+		/* A remote owner's handles are unregistered (Linux
+		 * kcov_task_exit), under the block's lock as merges are. */
+		ukcov__remote_owner_reset(t);
+		if (ukcov__owned_by_me_locked(d->cb))
+			ukcov__release_owner_locked(d->cb);
+		ukcov__cb_unlock(d->cb);
+	}
+	/* A section still open is stopped (merged), the areas go. */
+	ukcov__remote_thread_exit(t);
+	ukcov__nb_thread_exit(t);
+	ukcov__thread_disarm(t);
+	if (t->follow_area)
+		ukcov__follow_flush_locked(t, 1);
+	ukcov__uniq_release(t);
+	ukcov__thread_unregister_locked(t);
+}
+
+/* The thread-exit key's destructor (thread.c registers each tracing
+ * thread with the key). */
 static void thread_exit_destructor(void *arg)
 {
 	struct ukcov_thread *t = arg;
 
 	pthread_mutex_lock(&ukcov__proc_lock);
-	ukcov__thread_exit_locked(t);
+	thread_exit_locked(t);
 	pthread_mutex_unlock(&ukcov__proc_lock);
 }
 
-/* Make t's thread run thread_exit_destructor when it exits.  The key's
- * value only needs to be non-NULL for its destructor to run.  glibc's
- * pthread_setspecific of an early key takes no lock, so this may run in
- * a signal handler. */
-void ukcov__hook_thread_exit(struct ukcov_thread *t)
-{
-	pthread_setspecific(exit_key, t);
-}
+/* What thread.c calls in the layers above it. */
+static const struct ukcov_thread_hooks thread_hooks = {
+	.section_hot = ukcov__remote_section_hot,
+	.nb_rearm = ukcov__nb_rearm,
+	.note_tracer = ukcov__sancov_note_tracer,
+	.thread_exit = thread_exit_destructor,
+};
 
 /* ---- process exit ---- */
+
+/* exit() ends every thread of the process without running their
+ * destructors: stop each.  Other threads run on until exit_group: keep
+ * their buffers mapped, save what they recorded so far. */
+static void thread_stop_at_exit(struct ukcov_thread *t)
+{
+	ukcov__thread_clear_hot(t);
+	if (t->follow_area)
+		ukcov__follow_flush_locked(t, 0);
+}
 
 /* exit() ends every thread of the process without running their
  * destructors; release whatever a thread of this process had enabled. */
@@ -69,7 +105,7 @@ static void process_exit_handler(void)
 	 * the descriptors instead. */
 	if (pthread_mutex_trylock(&ukcov__proc_lock) != 0)
 		return;
-	ukcov__threads_stop_all_locked();
+	ukcov__threads_for_each_locked(thread_stop_at_exit);
 	ukcov__fdtab_for_each_locked(release_desc_at_exit);
 	pthread_mutex_unlock(&ukcov__proc_lock);
 }
@@ -131,8 +167,8 @@ static void common_handle_from_env(void)
 
 __attribute__((constructor(101))) static void ukcov_init(void)
 {
+	ukcov__thread_set_hooks(&thread_hooks);
 	common_handle_from_env();
-	pthread_key_create(&exit_key, thread_exit_destructor);
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	atexit(process_exit_handler);
 	ukcov__sancov_init();

@@ -6,6 +6,32 @@
  * offset UKCOV_CB_OFF holds the state that every process holding the
  * descriptor shares, the way every holder of a kernel file description
  * shares one struct kcov.  See docs/DESIGN.md for the whole picture.
+ *
+ * Lock tags.  Every field comment of lib/ starts with how the field is
+ * protected, one letter each (as FreeBSD kern_kcov.c's (o)/(l)/(s) and
+ * OpenBSD dev/kcov.c's [I]/[M]/[a]); a file may say more in its own
+ * "Locking:" comment, never something else:
+ *   [I] immutable once the object is published (set before the store
+ *       or the list insertion that makes it visible);
+ *   [F] set once under the lock, then read without it;
+ *   [S] set once before the word that enables its use is published
+ *       (release), read after that word (acquire);
+ *   [A] atomics only, from any thread (or process, in shared memory);
+ *   [W] written only by the owner thread, read by others with atomics;
+ *   [T] touched only by the thread it belongs to;
+ *   [M] under the control block's process-shared robust mutex
+ *       (ukcov__cb_lock);
+ *   [P] under ukcov__proc_lock;
+ *   [R] under remote.c's reg_lock;
+ *   [L] under the one lock of the file that declares the field (the
+ *       file's "Locking:" comment names it: sancov.c init_lock,
+ *       signals.c table_lock, remote.c a collector's lock);
+ *   [N] inserted under that lock, read without it (the list only grows);
+ *   [Q] read without the lock as a seqlock: copy, then retry if the
+ *       sequence word moved (signals.c);
+ *   [D] only while this process dumps (sancov_dump.c's dump flag).
+ * Lock order: ukcov__proc_lock, a control block's lock, then remote.c's
+ * reg_lock and a collector's lock, or remote_netbsd.c's nb_lock.
  */
 #ifndef UKCOV_INTERNAL_H
 #define UKCOV_INTERNAL_H
@@ -335,14 +361,14 @@ enum { UKCOV_REGION_COUNTERS = 1, UKCOV_REGION_BOOLS, UKCOV_REGION_PCS };
 /* ---- sancov.c ---- */
 void ukcov__sancov_note_tracer(void);
 void ukcov__sancov_init(void);
-void ukcov__sancov_fatal_dump(int sig);
 void ukcov__sancov_after_fork_child(void);
 
 /* ---- signals.c: the fatal signals that dump coverage first ---- */
-void ukcov__signals_hook_fatal(void);
+void ukcov__signals_hook_fatal(void (*dump)(int sig));
 
 /* ---- callbacks.c ---- */
-/* Referenced by callbacks.c so that a static link pulls in the runtime. */
+/* Referenced by callbacks.c and thread.c so that a static link pulls in
+ * the runtime's constructor (init.c). */
 extern const char ukcov__runtime_anchor;
 /* Defined in callbacks.c, named by the -lukcov linker script. */
 extern const char __ukcov_callbacks __attribute__((visibility("default")));
@@ -365,12 +391,28 @@ void ukcov__thread_rearm_hot(struct ukcov_thread *t);
 void ukcov__stop_local_owner(struct ukcov_desc *d, pid_t tid);
 void ukcov__thread_stop(struct ukcov_thread *t);
 void ukcov__thread_exit_hook(struct ukcov_thread *t);
-void ukcov__thread_exit_locked(struct ukcov_thread *t);
-void ukcov__threads_stop_all_locked(void);
+void ukcov__thread_unregister_locked(struct ukcov_thread *t);
+void ukcov__threads_for_each_locked(void (*fn)(struct ukcov_thread *t));
 void ukcov__threads_after_fork_child(void);
 void ukcov__thread_clear_hot(struct ukcov_thread *t);
 void ukcov__thread_save_hot(const struct ukcov_thread *t, struct ukcov_hot *h);
 void ukcov__thread_load_hot(struct ukcov_thread *t, const struct ukcov_hot *h);
+/* What thread.c calls in the layers above it (docs/DESIGN.md,
+ * "Layers"): init.c's constructor hands these over before anything
+ * arms; until then a thread has no section and nothing to tell. */
+struct ukcov_thread_hooks {
+	/* remote.c: the hot block of t's section open at depth, or NULL. */
+	const struct ukcov_hot *(*section_hot)(const struct ukcov_thread *t,
+					       int depth);
+	/* remote_netbsd.c: a NetBSD remote section re-arms itself. */
+	void (*nb_rearm)(struct ukcov_thread *t);
+	/* sancov.c: a thread of this process is about to record PCs. */
+	void (*note_tracer)(void);
+	/* init.c: the thread-exit key's destructor (its value: the
+	 * exiting thread's struct ukcov_thread). */
+	void (*thread_exit)(void *t);
+};
+void ukcov__thread_set_hooks(const struct ukcov_thread_hooks *h);
 
 /* ---- desc.c: the state machine (transitions under cb->lock) ---- */
 int ukcov__cb_lock(struct ukcov_cb *cb);
@@ -431,7 +473,9 @@ int ukcov__flavor_for_request(unsigned long req);
 int ukcov__flavor_by_name(const char *name);
 int ukcov__ioctl_common(struct ukcov_desc *d, unsigned long req,
 			unsigned long arg, int *handled);
+/* ---- copyio.c ---- */
 int ukcov__copyin(void *dst, const void *src, size_t n);
+int ukcov__copyout(void *dst, const void *src, size_t n);
 
 /* ---- api.c ---- */
 int ukcov__open_desc(int flavor, int cloexec);
@@ -463,9 +507,6 @@ int ukcov__real_execvpe(const char *file, char *const argv[],
 int ukcov__real_fexecve(int fd, char *const argv[], char *const envp[]);
 int ukcov__real_pthread_create(pthread_t *th, const pthread_attr_t *attr,
 			       void *(*fn)(void *), void *arg);
-
-/* ---- init.c: the process-lifetime hooks ---- */
-void ukcov__hook_thread_exit(struct ukcov_thread *t);
 
 /* ---- exec.c: both sides of exec ---- */
 void ukcov__exec_takeover(void);
@@ -524,10 +565,11 @@ void ukcov__uniq_reset_buffer(uint64_t *buf, uint64_t words);
 void ukcov__uniq_trust_if_clear(struct ukcov_thread *t, const uint64_t *buf);
 void ukcov__uniq_trust_after_reset(struct ukcov_thread *t, const uint64_t *buf);
 void ukcov__uniq_text_init(void);
+void ukcov__uniq_note_guards(void);
 void ukcov__uniq_direct_choose(struct ukcov_thread *t, const uint64_t *buf,
 			       int *image_armed);
 
-/* ---- sancov_dump.c ---- */
+/* ---- modules.c ---- */
 int ukcov__write_all(int fd, const void *p, size_t n);
 
 /* ---- signals.c ---- */
@@ -541,6 +583,7 @@ struct ukcov_remote_tls;
 int ukcov__remote_enable_locked(struct ukcov_desc *d, int fd,
 				unsigned long arg);
 void ukcov__remote_owner_reset(struct ukcov_thread *t);
+void ukcov__owner_disable_locked(struct ukcov_desc *d);
 /* The open section of t at signal depth `depth`, or NULL. */
 const struct ukcov_hot *ukcov__remote_section_hot(const struct ukcov_thread *t,
 						  int depth);

@@ -190,6 +190,25 @@ int put_end(struct line *l)
 	return write(l->fd, l->buf, l->n) < 0 ? -1 : 0;
 }
 
+/* Write all n bytes (async-signal-safe): 0, or the errno (EIO for a
+ * write that wrote nothing). */
+int ukcov__write_all(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+
+	while (n > 0) {
+		ssize_t w = write(fd, c, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? errno : EIO;
+		c += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
 /*
  * Open path, the value of the environment variable var, to append to
  * (creating it 0600 if create).  The name came from whoever started the

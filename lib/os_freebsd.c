@@ -42,7 +42,7 @@ static int freebsd_disable(struct ukcov_desc *d)
 	if (d->cb->state != UKCOV_ST_RUNNING || __ukcov_thread.owned != d ||
 	    !ukcov__owned_by_me_locked(d->cb))
 		return -EINVAL;
-	ukcov__disable_locked(d);
+	ukcov__owner_disable_locked(d);
 	return 0;
 }
 

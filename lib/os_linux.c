@@ -97,7 +97,7 @@ static int linux_disable(struct ukcov_desc *d, unsigned long arg)
 	if (arg != 0 || __ukcov_thread.owned != d ||
 	    !ukcov__owned_by_me_locked(d->cb))
 		return -EINVAL;
-	ukcov__disable_locked(d);
+	ukcov__owner_disable_locked(d);
 	return 0;
 }
 

@@ -89,7 +89,7 @@ static int netbsd_disable(struct ukcov_desc *d)
 		return -ENOENT;
 	if (__ukcov_thread.owned != d || !ukcov__owned_by_me_locked(d->cb))
 		return -ENOENT;
-	ukcov__disable_locked(d);
+	ukcov__owner_disable_locked(d);
 	return 0;
 }
 

@@ -85,7 +85,7 @@ static int openbsd_disable(struct ukcov_desc *d)
 	if (d->cb->remote_attach)
 		ukcov__remote_attached_disable_locked(d);
 	else
-		ukcov__disable_locked(d);
+		ukcov__owner_disable_locked(d);
 	return 0;
 }
 

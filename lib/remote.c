@@ -159,8 +159,9 @@ static unsigned reg_bucket(uint64_t handle)
 
 static void *map_anon(size_t bytes)
 {
-	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	void *p = ukcov__real_mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+				   -1, 0);
 
 	return p == MAP_FAILED ? NULL : p;
 }
@@ -572,12 +573,22 @@ int ukcov__remote_enable_locked(struct ukcov_desc *d, int fd,
 			t->common_handle = ra->common_handle ? ra->common_handle
 							     : t->common_handle;
 		else
-			ukcov__disable_locked(d);	/* retires c */
+			ukcov__owner_disable_locked(d);	/* retires c */
 	} else {
 		collector_unref(c);
 	}
 	free(ra);
 	return rc;
+}
+
+/* RUNNING -> READY by the owner itself (KCOV_DISABLE and friends):
+ * kcov_disable -> kcov_remote_reset, a remote owner's handles are
+ * unregistered and its sections in flight discarded, then the
+ * descriptor's transition (desc.c). */
+void ukcov__owner_disable_locked(struct ukcov_desc *d)
+{
+	ukcov__remote_owner_reset(&__ukcov_thread);
+	ukcov__disable_locked(d);
 }
 
 /* KCOV_DISABLE or exit of the owner (kcov_disable -> kcov_remote_reset,

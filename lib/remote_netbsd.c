@@ -2,7 +2,7 @@
  * lib/remote_netbsd.c -- NetBSD's remotes: kcov_remote_register,
  * kcov_remote_enter, kcov_remote_leave and the remote half of
  * kcov_remote_enable/disable/attach/detach and kcov_fops_mmap
- * (sys/kern/subr_kcov.c rev 1.15-1.17, kcov-semantics.md §1.3).
+ * (sys/kern/subr_kcov.c rev 1.15-1.17; docs/KERNELS.md "NetBSD").
  *
  * NetBSD's model differs from Linux's (lib/remote.c): the code that
  * does the work registers a remote (subsystem, id), which owns ONE

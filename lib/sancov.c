@@ -68,9 +68,9 @@ static struct ukcov_region *region_new_locked(void)
 	if (c >= MAX_CHUNKS)
 		return NULL;
 	if (!chunks[c]) {
-		void *p = mmap(NULL, CHUNK_REGIONS * sizeof(struct ukcov_region),
-			       PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		size_t bytes = CHUNK_REGIONS * sizeof(struct ukcov_region);
+		void *p = ukcov__real_mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+					   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 		if (p == MAP_FAILED)
 			return NULL;
@@ -180,8 +180,9 @@ static struct growtab pc_tab = { .fd = -1 }, cnt_tab = { .fd = -1 };
 static int growtab_reserve(struct growtab *t, size_t elem, int fd)
 {
 	uint64_t bytes = ((uint64_t)UINT32_MAX + 1) * elem;
-	void *p = mmap(NULL, bytes, PROT_NONE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	void *p = ukcov__real_mmap(NULL, bytes, PROT_NONE,
+				   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+				   -1, 0);
 
 	if (p == MAP_FAILED)
 		return -1;
@@ -207,8 +208,8 @@ static int growtab_grow(struct growtab *t, uint64_t last)
 	/* The file grows first; the new mapping of it covers the old one
 	 * at the same address (the same pages of the same file). */
 	if (ftruncate(t->fd, (off_t)need) != 0 ||
-	    mmap(t->base, need, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
-		 t->fd, 0) == MAP_FAILED)
+	    ukcov__real_mmap(t->base, need, PROT_READ | PROT_WRITE,
+			     MAP_SHARED | MAP_FIXED, t->fd, 0) == MAP_FAILED)
 		return -1;
 	t->usable = need;
 	return 0;
@@ -282,9 +283,11 @@ uint64_t ukcov__sancov_pcset_lost(void)
 
 static void pcset_reserve(void)
 {
-	void *p = mmap(NULL, ((size_t)1 << PCSET_BITS) * sizeof(uint64_t),
-		       PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	void *p = ukcov__real_mmap(NULL,
+				   ((size_t)1 << PCSET_BITS) * sizeof(uint64_t),
+				   PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+				   -1, 0);
 
 	if (p == MAP_FAILED) {
 		ukcov__sancov_msg("ukcov: coverage: cannot map the PC table",
@@ -329,6 +332,14 @@ UKCOV_SANCOV_API void __ukcov_sancov_pcset_insert(uint64_t pc)
 static void dump_at_exit(void)
 {
 	ukcov__sancov_dump(0);
+}
+
+/* A fatal signal (signals.c): write the files with what is known now,
+ * before the program's handler or the default action runs. */
+static void fatal_dump(int sig)
+{
+	(void)sig;
+	ukcov__sancov_dump(1);
 }
 
 /*
@@ -378,7 +389,7 @@ static void sancov_setup(void)
 	if ((ukcov__sancov_opts.coverage && bits) ||
 	    ukcov__sancov_trace_wanted() || trace) {
 		atexit(dump_at_exit);
-		ukcov__signals_hook_fatal();
+		ukcov__signals_hook_fatal(fatal_dump);
 	}
 	if (trace) {	/* both words: trace_pc and the guards record */
 		__atomic_fetch_or(&__ukcov_sancov.pc_on, trace,
@@ -424,6 +435,7 @@ UKCOV_SANCOV_API void __ukcov_sancov_guard_init(uint32_t *start,
 		region_publish_locked();
 	}
 	__atomic_store_n(&nguards, nguards + (uint32_t)n, __ATOMIC_RELEASE);
+	ukcov__uniq_note_guards();
 	if (__ukcov_sancov.pcset || ukcov__sancov_trace_wanted())
 		ukcov__sancov_modules_refresh();	/* a dlopen */
 	if (pc_tab.fd >= 0)
@@ -494,14 +506,6 @@ void ukcov__sancov_init(void)
 		ukcov__sancov_modules_refresh();
 }
 
-/* A fatal signal (signals.c): write the files with what is known now,
- * before the program's handler or the default action runs. */
-void ukcov__sancov_fatal_dump(int sig)
-{
-	(void)sig;
-	ukcov__sancov_dump(1);
-}
-
 /* coverage_direct=1: the child gets its own <pid>.sancov.raw, starting
  * with what the parent had covered, mapped where the parent's was (its
  * MAP_SHARED mapping would write into the parent's file). */
@@ -509,7 +513,7 @@ static void direct_after_fork_child(void)
 {
 	if (pc_tab.fd < 0)
 		return;
-	close(pc_tab.fd);
+	ukcov__real_close(pc_tab.fd);
 	pc_tab.fd = ukcov__sancov_child_direct("sancov.raw", pc_tab.base,
 					       pc_tab.usable, pc_tab.usable);
 	if (pc_tab.fd >= 0)

@@ -113,25 +113,6 @@ static void remember_own(const struct stat *st)
 	}
 }
 
-/* Write all n bytes (async-signal-safe): 0, or the errno (EIO for a
- * write that wrote nothing). */
-int ukcov__write_all(int fd, const void *p, size_t n)
-{
-	const char *c = p;
-
-	while (n > 0) {
-		ssize_t w = write(fd, c, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return w < 0 ? errno : EIO;
-		c += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 static int refuse_foreign(const char *path)
 {
 	report(path, ": exists and is not this process's file; "
@@ -185,8 +166,10 @@ static int open_tmp(const struct line *path, struct line *tmp)
 		if (k)
 			put_dec(tmp, k);
 		tmp->buf[tmp->n] = '\0';
-		fd = open(tmp->buf, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-			  O_CLOEXEC, 0660);
+		fd = ukcov__real_open(tmp->buf,
+				      O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+					      O_CLOEXEC,
+				      0660);
 		if (fd < 0 && errno != EEXIST)
 			break;
 	}
@@ -241,7 +224,7 @@ static int write_file(const char *name, const void *hdr, size_t hn,
 		e = ukcov__write_all(fd, data, dn);
 	if (e == 0 && fstat(fd, &st) != 0)
 		e = errno;
-	if (close(fd) != 0 && e == 0)
+	if (ukcov__real_close(fd) != 0 && e == 0)
 		e = errno;
 	if (e != 0) {
 		unlink(tmp.buf);
@@ -291,8 +274,8 @@ static struct modtab *modules;		/* [A] published whole */
 static struct modtab *modtab_new(size_t cap)
 {
 	size_t bytes = sizeof(struct modtab) + cap * sizeof(struct ukcov_modsnap);
-	struct modtab *t = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct modtab *t = ukcov__real_mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+					    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	if (t == MAP_FAILED)
 		return NULL;
@@ -400,8 +383,9 @@ static int dumpset_init(struct dumpset *d, size_t cap)
 	d->unknown = 0;
 	d->cap = cap ? cap : 1;
 	d->bytes = d->cap * 2 * sizeof(uint64_t);
-	d->ent = mmap(NULL, d->bytes, PROT_READ | PROT_WRITE,
-		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	d->ent = ukcov__real_mmap(NULL, d->bytes, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+				  -1, 0);
 	return d->ent == MAP_FAILED ? -1 : 0;
 }
 
@@ -610,8 +594,8 @@ static void write_per_guard(enum per_guard what, const char *ext)
 				total += q->count;
 		}
 		bytes = total ? total : 1;
-		buf = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		buf = ukcov__real_mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (buf == MAP_FAILED)
 			continue;
 		for (j = i; j < n; j++) {
@@ -722,8 +706,10 @@ int ukcov__sancov_create_direct(const char *suffix)
 		return -1;
 	}
 	path.buf[path.n] = '\0';
-	fd = open(path.buf, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-		  0660);
+	fd = ukcov__real_open(path.buf,
+			      O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW |
+				      O_CLOEXEC,
+			      0660);
 	if (fd < 0) {
 		if (errno == EEXIST)
 			report(path.buf, ": exists and is not this process's "
@@ -748,13 +734,14 @@ int ukcov__sancov_child_direct(const char *suffix, void *base, size_t copy,
 	int fd = ukcov__sancov_create_direct(suffix);
 
 	if (fd >= 0 && ukcov__write_all(fd, base, copy) == 0 &&
-	    mmap(base, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
-		 fd, 0) != MAP_FAILED)
+	    ukcov__real_mmap(base, len, PROT_READ | PROT_WRITE,
+			     MAP_SHARED | MAP_FIXED, fd, 0) != MAP_FAILED)
 		return fd;
 	if (fd >= 0)
-		close(fd);
-	if (mmap(base, len, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
+		ukcov__real_close(fd);
+	if (ukcov__real_mmap(base, len, PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1,
+			     0) == MAP_FAILED)
 		ukcov__sancov_msg("ukcov: coverage_direct: cannot remap", "",
 				  0, " in the child\n");
 	return -1;
@@ -766,8 +753,8 @@ void ukcov__sancov_write_direct_map(void)
 {
 	uint32_t n = ukcov__sancov_nregions();
 	size_t cap = (size_t)(n + 1) * (PATH_MAX + 64), len;
-	char *buf = mmap(NULL, cap, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *buf = ukcov__real_mmap(NULL, cap, PROT_READ | PROT_WRITE,
+				     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	struct line name = { .n = 0 }, l;
 
 	if (buf == MAP_FAILED)

@@ -190,8 +190,9 @@ int ukcov__pclog_setup(void)
 	void *p;
 	int fd;
 
-	pclog.map = mmap(NULL, PCLOG_MAP_MAX, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	pclog.map = ukcov__real_mmap(NULL, PCLOG_MAP_MAX,
+				     PROT_READ | PROT_WRITE,
+				     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (pclog.map == MAP_FAILED)
 		return 0;
 	fd = ukcov__sancov_create_direct("pc.sancov.raw");
@@ -199,12 +200,12 @@ int ukcov__pclog_setup(void)
 		return 0;
 	/* Beyond the end of the (empty) file: pclog_cover makes each word
 	 * part of it before it is stored. */
-	p = mmap(NULL, PCLOG_WORDS * 8, PROT_READ | PROT_WRITE, MAP_SHARED,
-		 fd, 0);
+	p = ukcov__real_mmap(NULL, PCLOG_WORDS * 8, PROT_READ | PROT_WRITE,
+			     MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED) {
 		ukcov__sancov_msg("ukcov: coverage_direct: cannot map the "
 				  "trace-pc log", "", 0, "\n");
-		close(fd);
+		ukcov__real_close(fd);
 		return 0;
 	}
 	pclog.base = p;
@@ -226,7 +227,7 @@ void ukcov__pclog_after_fork_child(void)
 
 	if (pclog.fd < 0)
 		return;
-	close(pclog.fd);
+	ukcov__real_close(pclog.fd);
 	pclog.fd = -1;
 	fd = ukcov__sancov_child_direct("pc.sancov.raw", pclog.base,
 					words * 8, PCLOG_WORDS * 8);

@@ -1,5 +1,5 @@
 /*
- * lib/sancov_trace.c -- the two features of seed 004 that compiler-rt
+ * lib/sancov_trace.c -- the two features of the old sancov runtime that compiler-rt
  * removed in 2017 (llvm-mirror/compiler-rt 104db270d "remove run-time
  * support for -fsanitize-coverage=indirect-calls" and 2409e866b "...
  * trace-bb"), rebuilt for today's callbacks and for threads:
@@ -58,9 +58,10 @@ struct pctab {
 
 static int pctab_map(struct pctab *t, unsigned bits)
 {
-	void *p = mmap(NULL, ((size_t)1 << bits) * sizeof(uint64_t),
-		       PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	void *p = ukcov__real_mmap(NULL, ((size_t)1 << bits) * sizeof(uint64_t),
+				   PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+				   -1, 0);
 
 	if (p == MAP_FAILED)
 		return -1;
@@ -147,8 +148,9 @@ int ukcov__sancov_trace_wanted(void)
 
 static void *map_anon(size_t bytes)
 {
-	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	void *p = ukcov__real_mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+				   -1, 0);
 
 	return p == MAP_FAILED ? NULL : p;
 }
@@ -321,8 +323,8 @@ static char *points_text(uint64_t (*pc_at)(size_t, void *), void *arg,
 		total += l.n;
 	}
 	*bytes = total ? total : 1;
-	buf = mmap(NULL, *bytes, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	buf = ukcov__real_mmap(NULL, *bytes, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (buf == MAP_FAILED)
 		return NULL;
 	for (size_t i = 0; i < n && at < total; i++) {
@@ -377,8 +379,8 @@ static void cc_dump(void)
 	if (n == 0 && __atomic_load_n(&cc_cut, __ATOMIC_RELAXED) == 0)
 		return;		/* no indirect call: no file, as before */
 	bytes = (n ? n : 1) * 2 * sizeof(uint64_t);
-	pairs = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	pairs = ukcov__real_mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (pairs == MAP_FAILED)
 		return;
 	n = 0;
@@ -558,8 +560,8 @@ static void tb_unnumber_points(uint64_t n)
 static void tb_write_events(uint64_t n)
 {
 	size_t bytes = (n ? n : 1) * sizeof(uint32_t), k = 0;
-	uint32_t *ev = mmap(NULL, 2 * bytes, PROT_READ | PROT_WRITE,
-			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint32_t *ev = ukcov__real_mmap(NULL, 2 * bytes, PROT_READ | PROT_WRITE,
+					MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	uint32_t *th;
 	struct line name;
 

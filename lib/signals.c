@@ -28,11 +28,11 @@
  * [L] written under table_lock, taken with every signal blocked (so a
  *     handler never spins on a lock its own thread holds); table_seq is
  *     odd while a writer is inside.
- * [S] read without the lock by the trampoline, as a seqlock: copy,
+ * [Q] read without the lock by the trampoline, as a seqlock: copy,
  *     then retry if table_seq moved.  A handler cannot take a lock that
  *     the code it interrupted may hold.
  */
-static struct sigaction user_action[NSIG_MAX];	/* [L][S] */
+static struct sigaction user_action[NSIG_MAX];	/* [L][Q] */
 static int user_wrapped[NSIG_MAX];		/* [L] */
 static int table_lock;
 static unsigned table_seq;
@@ -40,6 +40,8 @@ static unsigned table_seq;
  * the trampoline stays installed even while that action is SIG_DFL.
  * [L] set once by ukcov__signals_hook_fatal, read by the trampoline. */
 static int fatal_hooked[NSIG_MAX];
+/* [A] set (before any fatal_hooked) by ukcov__signals_hook_fatal. */
+static void (*fatal_dump)(int sig);
 
 static void table_acquire(sigset_t *old)
 {
@@ -82,7 +84,7 @@ static void read_user_action(int sig, struct sigaction *a)
  * reports SIG_DFL.  Under the lock, as sigaction() changes the table and
  * the kernel together; and only if the kernel's disposition is still
  * SIG_DFL: a sigaction() on another thread between the delivery and
- * this point installed a new action, which must stay (issue 6, defect 9).
+ * this point installed a new action, which must stay.
  */
 static void mirror_resethand(int sig)
 {
@@ -107,7 +109,7 @@ static void run_user_handler(int sig, siginfo_t *si, void *uc)
 	 * default action ends the process.  The SIG_DFL branch below then
 	 * re-raises, so the process dies of the same signal. */
 	if (__atomic_load_n(&fatal_hooked[sig], __ATOMIC_RELAXED))
-		ukcov__sancov_fatal_dump(sig);
+		__atomic_load_n(&fatal_dump, __ATOMIC_ACQUIRE)(sig);
 	read_user_action(sig, &a);
 	if (a.sa_flags & SA_RESETHAND)
 		mirror_resethand(sig);
@@ -239,12 +241,15 @@ UKCOV_EXPORT int sigaction(int sig, const struct sigaction *act,
  * the default action kills the process.  A signal the program ignores
  * is left alone.  The program's own handlers are chained as for any
  * signal; its view of the action (sigaction's oldact) is unchanged.
+ * dump (sancov.c's, handed down: signals.c is the lower layer) writes
+ * the files.
  */
-void ukcov__signals_hook_fatal(void)
+void ukcov__signals_hook_fatal(void (*dump)(int sig))
 {
 	static const int sigs[] = { SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL };
 	sigset_t old;
 
+	__atomic_store_n(&fatal_dump, dump, __ATOMIC_RELEASE);
 	table_acquire(&old);
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
 		int sig = sigs[i];

@@ -1,7 +1,9 @@
 /*
  * lib/thread.c -- per-thread state: arming the callbacks, the list of
  * this process's tracing threads, and what thread exit, fork and
- * process exit do to them (init.c installs the hooks that call these).
+ * process exit do to them (init.c installs the hooks that call these,
+ * and hands over, in struct ukcov_thread_hooks, what this file needs
+ * from the layers above it).
  *
  * The kernels keep the tracing state in the task (Linux caches mode,
  * area and size in task_struct "for performance"); here it lives in one
@@ -25,8 +27,40 @@ __thread struct ukcov_thread __ukcov_thread
  * Lock order: ukcov__proc_lock, then a control block's lock. */
 pthread_mutex_t ukcov__proc_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* A static link that brings any of the runtime (this object is under
+ * nearly every other) must bring its constructor too: init.c installs
+ * the hooks and the thread-exit key this file relies on, and the fork
+ * and exit handlers.  A link anchor, not a call (lib/layers.txt). */
+__attribute__((used)) static const char *const init_anchor_ref =
+	&ukcov__runtime_anchor;
+
 static struct ukcov_thread *thread_list;	/* tracing threads */
 static uint64_t self_start_time;		/* 0: not read yet */
+static struct ukcov_thread_hooks hooks;		/* [I] from init.c */
+static pthread_key_t exit_key;			/* [I] its destructor: */
+						/* hooks.thread_exit */
+
+/* Called once, by the constructor (init.c), before anything arms. */
+void ukcov__thread_set_hooks(const struct ukcov_thread_hooks *h)
+{
+	hooks = *h;
+	pthread_key_create(&exit_key, h->thread_exit);
+}
+
+/* Make t's thread run the thread-exit hook when it exits.  The key's
+ * value only needs to be non-NULL for its destructor to run.  glibc's
+ * pthread_setspecific of an early key takes no lock, so this may run in
+ * a signal handler. */
+static void hook_thread_exit(struct ukcov_thread *t)
+{
+	pthread_setspecific(exit_key, t);
+}
+
+static void note_tracer(void)
+{
+	if (hooks.note_tracer)
+		hooks.note_tracer();
+}
 
 pid_t ukcov__gettid(void)
 {
@@ -99,7 +133,7 @@ void ukcov__thread_load_hot(struct ukcov_thread *t, const struct ukcov_hot *h)
 	t->uniq_lo6 = h->uniq_lo6;
 	t->uniq_dwords = h->uniq_dwords;
 	if (h->pc_area)
-		ukcov__sancov_note_tracer();	/* trace_pc, guards look */
+		note_tracer();	/* trace_pc, guards look */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	__atomic_store_n(&t->pc_area, h->pc_area, __ATOMIC_RELEASE);
 	__atomic_store_n(&t->cmp_area, h->cmp_area, __ATOMIC_RELEASE);
@@ -114,18 +148,18 @@ void ukcov__thread_rearm_hot(struct ukcov_thread *t)
 	struct ukcov_desc *d = t->owned;
 	uint64_t *pc = NULL, *cmp = NULL;
 	uint64_t *buf = d ? d->buf : t->follow_area;
-	const struct ukcov_hot *sec = t->rt ? ukcov__remote_section_hot(
-						      t, t->sig_depth)
-					    : NULL;
+	const struct ukcov_hot *sec = NULL;
 
+	if (t->rt && hooks.section_hot)
+		sec = hooks.section_hot(t, t->sig_depth);
 	if (sec) {
 		ukcov__thread_load_hot(t, sec);
 		return;
 	}
 	/* A NetBSD remote section: the remote's buffer, unless the remote
 	 * went off (remote_netbsd.c); NetBSD does not trace interrupts. */
-	if (t->nb_remote && t->sig_depth == 0) {
-		ukcov__nb_rearm(t);
+	if (t->nb_remote && t->sig_depth == 0 && hooks.nb_rearm) {
+		hooks.nb_rearm(t);
 		return;
 	}
 	/* No bitmap unless ukcov__uniq_hot says which (kcov_pc reads it
@@ -141,7 +175,7 @@ void ukcov__thread_rearm_hot(struct ukcov_thread *t)
 			cmp = area;
 	}
 	if (pc)
-		ukcov__sancov_note_tracer();	/* guards look at pc_area */
+		note_tracer();	/* guards look at pc_area */
 	__atomic_store_n(&t->pc_area, pc, __ATOMIC_RELEASE);
 	__atomic_store_n(&t->cmp_area, cmp, __ATOMIC_RELEASE);
 }
@@ -157,19 +191,19 @@ static void thread_register_locked(struct ukcov_thread *t)
 		thread_list->prev = t;
 	thread_list = t;
 	t->registered = 1;
-	ukcov__hook_thread_exit(t);
+	hook_thread_exit(t);
 }
 
 /* A thread that is on no list (a remote section's worker) still needs
  * its exit hook; this may run in a signal handler's section start
- * (see ukcov__hook_thread_exit). */
+ * (see hook_thread_exit). */
 void ukcov__thread_exit_hook(struct ukcov_thread *t)
 {
 	if (!t->registered)
-		ukcov__hook_thread_exit(t);
+		hook_thread_exit(t);
 }
 
-static void thread_unregister_locked(struct ukcov_thread *t)
+void ukcov__thread_unregister_locked(struct ukcov_thread *t)
 {
 	if (!t->registered)
 		return;
@@ -274,46 +308,14 @@ void ukcov__thread_stop(struct ukcov_thread *t)
 	ukcov__thread_clear_hot(t);
 }
 
-/* Linux kcov_task_exit, FreeBSD kcov_thread_dtor, NetBSD kcov_lwp_free,
- * OpenBSD kcov_exit: the descriptor goes back to READY with its buffer
- * contents kept; after a last close it stays DYING.  Called at thread
- * exit (init.c) with ukcov__proc_lock held. */
-void ukcov__thread_exit_locked(struct ukcov_thread *t)
-{
-	struct ukcov_desc *d = t->owned;
-
-	if (d && ukcov__cb_lock(d->cb) == 0) {
-		/* A remote owner's handles are unregistered (Linux
-		 * kcov_task_exit), under the block's lock as merges are. */
-		ukcov__remote_owner_reset(t);
-		if (ukcov__owned_by_me_locked(d->cb))
-			ukcov__release_owner_locked(d->cb);
-		ukcov__cb_unlock(d->cb);
-	}
-	/* A section still open is stopped (merged), the areas go. */
-	ukcov__remote_thread_exit(t);
-	ukcov__nb_thread_exit(t);
-	ukcov__thread_disarm(t);
-	if (t->follow_area)
-		ukcov__follow_flush_locked(t, 1);
-	ukcov__uniq_release(t);
-	thread_unregister_locked(t);
-}
-
-/* exit() ends every thread of the process without running their
- * destructors: stop them all.  Called at process exit (init.c) with
- * ukcov__proc_lock held. */
-void ukcov__threads_stop_all_locked(void)
+/* fn on every tracing thread of this process (init.c's process exit);
+ * with ukcov__proc_lock held. */
+void ukcov__threads_for_each_locked(void (*fn)(struct ukcov_thread *t))
 {
 	struct ukcov_thread *t;
 
-	for (t = thread_list; t; t = t->next) {
-		ukcov__thread_clear_hot(t);
-		/* Other threads run on until exit_group: keep their buffers
-		 * mapped, save what they recorded so far. */
-		if (t->follow_area)
-			ukcov__follow_flush_locked(t, 0);
-	}
+	for (t = thread_list; t; t = t->next)
+		fn(t);
 }
 
 /* Linux kcov_task_init: the child starts disabled.  Only the forking

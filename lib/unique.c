@@ -48,7 +48,6 @@
 #include <sys/mman.h>
 
 #include "internal.h"
-#include "sancov.h"
 
 /* kcov_handle_unique_enable: "Cannot use zero-sized bitmap, also the
  * bitmap must leave at least two words for the trace": EINVAL. */
@@ -188,6 +187,16 @@ static int words_clear(const uint64_t *buf, uint64_t n)
 	return 1;
 }
 
+/* [A] set once the first guard is numbered (sancov.c tells us, being
+ * the layer above): guards number their points, the text bitmap is
+ * only for trace-pc builds. */
+static int guards_numbered;
+
+void ukcov__uniq_note_guards(void)
+{
+	__atomic_store_n(&guards_numbered, 1, __ATOMIC_RELEASE);
+}
+
 /* Arming, with t->mode and t->uniq_words set: direct bits or not, for
  * as long as this arm lasts (ukcov__uniq_hot reads the choice).
  * *image_armed is the descriptor's flag in this process (NULL: a
@@ -196,9 +205,9 @@ void ukcov__uniq_direct_choose(struct ukcov_thread *t, const uint64_t *buf,
 			       int *image_armed)
 {
 	uint64_t d = text_words;
-	int ok = buf && t->mode == UKCOV_MODE_PC && d &&
-		 t->uniq_words >= 64 && d <= t->uniq_words - 64 &&
-		 ukcov__sancov_nguards() == 0 &&
+	int ok = buf && t->mode == UKCOV_MODE_PC && d && t->uniq_words >= 64 &&
+		 d <= t->uniq_words - 64 &&
+		 !__atomic_load_n(&guards_numbered, __ATOMIC_ACQUIRE) &&
 		 ((image_armed && *image_armed) || words_clear(buf, d));
 
 	t->uniq_dwords_armed = ok ? d : 0;

@@ -5,8 +5,8 @@
 #
 # A global symbol that one object of lib/ (or tools/) defines and no
 # other object of the same program references is an internal of one
-# translation unit: it must be `static` (docs/STYLE of the project;
-# issue 6, "Drift").  Exceptions are what leaves the program on purpose:
+# translation unit: it must be `static` (so that the file's interface
+# is what internal.h says).  Exceptions are what leaves the program on purpose:
 # for lib/, the symbols lib/libukcov.map exports; for tools/, main and
 # the functions the fuzz harnesses (tests/tool/fuzz/*.c) and the test
 # programs built from tool objects (tests/tool/*.c) call.

@@ -12,7 +12,12 @@
 # scripts/deps.sh (cppcheck, clang-tidy-14).  Without FILE arguments it
 # also runs scripts/check-static.sh on the objects in $B (default build,
 # which "make all" made): a single-file internal that is not static is
-# one failure, "not ok check-static:" with the offenders.  LINT_JOBS (default: the
+# one failure, "not ok check-static:" with the offenders; and
+# scripts/layers.py (lib/layers.txt): an upward call between lib/ files
+# or an internal use of an interposed libc name is one failure; and
+# scripts/check-env.sh: an environment variable in no man page is one;
+# and scripts/format-check.py: a line changed against main's merge-base
+# that clang-format (.clang-format) would write otherwise is one.  LINT_JOBS (default: the
 # number of CPUs) clang-tidy processes run at once.
 #
 # Run from the top of the tree.  Writes only under a mktemp -d directory.
@@ -100,6 +105,34 @@ if [ $# -eq 0 ]; then
     else
         echo "not ok check-static:"
         grep -v -E '^[0-9]+ passed' "$W/static" | sed 's/^not ok static /    /'
+        fail=$((fail + 1))
+    fi
+    # The lines this branch changes follow .clang-format.
+    if scripts/format-check.py >"$W/format" 2>&1; then
+        echo "ok format (lines changed against the base)"
+        pass=$((pass + 1))
+    else
+        echo "not ok format:"
+        grep '^not ok\|^    ' "$W/format" | sed 's/^not ok format /    /'
+        fail=$((fail + 1))
+    fi
+    # Every environment variable lib/ and tools/ read is in a man page.
+    if scripts/check-env.sh >"$W/env" 2>&1; then
+        echo "ok env-documented lib/ tools/"
+        pass=$((pass + 1))
+    else
+        echo "not ok env-documented:"
+        grep '^not ok' "$W/env" | sed 's/^not ok /    /'
+        fail=$((fail + 1))
+    fi
+    # lib/ calls only downward, and only interpose.c and exec.c name
+    # the libc functions libukcov exports (scripts/layers.py).
+    if scripts/layers.py "${B:-build}" >"$W/layers" 2>&1; then
+        echo "ok layers lib/"
+        pass=$((pass + 1))
+    else
+        echo "not ok layers:"
+        grep '^not ok' "$W/layers" | sed 's/^not ok /    /'
         fail=$((fail + 1))
     fi
 fi

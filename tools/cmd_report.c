@@ -12,6 +12,7 @@
 #include "cmd_report.h"
 #include "dump.h"
 #include "elfpoints.h"
+#include "inputs.h"
 
 /* Inputs named on every page; a fuzzer's directory may hold thousands. */
 #define MAX_DESCRIBED 24
@@ -58,17 +59,20 @@ static char *describe_dump(const char *path)
 
 static char *describe_input(const char *path)
 {
-	char head[64];
-	size_t n = 0;
+	enum input_kind k;
 
-	if (read_head(path, head, sizeof(head), &n) < 0)
-		n = 0;
-	if (is_elf_image(head, n))
+	(void)input_kind(path, &k);	/* unreadable: INPUT_UNKNOWN */
+	switch (k) {
+	case INPUT_ELF:
 		return describe_binary(path);
-	if (sancov_has_magic(head, n))
+	case INPUT_SANCOV:
 		return xasprintf(".sancov %s", path);
-	if (dump_looks_like(head, n))
+	case INPUT_DUMP:
 		return describe_dump(path);
+	case INPUT_SYMCOV:
+	case INPUT_UNKNOWN:
+		break;
+	}
 	return xasprintf(".symcov %s", path);
 }
 

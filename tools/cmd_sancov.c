@@ -13,6 +13,7 @@
 
 #include "dump.h"
 #include "elfpoints.h"
+#include "inputs.h"
 #include "printer.h"
 #include "report.h"
 
@@ -39,8 +40,9 @@ static void print_pcs(struct strbuf *sb, const struct pcvec *pv)
 /* A dump prints module by module, each sorted; with --lines each point
  * symbolized by the binary with its module's build-id (bins: the
  * binaries among print's arguments). */
-static int print_dump(const char *path, bool lines, struct bin_candidate *bins,
-		      size_t nbins, struct strbuf *sb)
+static int print_dump(const char *path, const struct options *o,
+		      struct bin_candidate *bins, size_t nbins,
+		      struct strbuf *sb)
 {
 	struct dump d;
 
@@ -48,8 +50,8 @@ static int print_dump(const char *path, bool lines, struct bin_candidate *bins,
 		return -1;
 	for (size_t i = 0; i < d.nmods; i++)
 		pcvec_sort_unique(&d.mods[i].pcs, true);
-	if (lines) {
-		print_symbolized(&d, NULL, path, bins, nbins, sb);
+	if (o->lines) {
+		print_symbolized(&d, NULL, path, bins, nbins, o, sb);
 	} else {
 		for (size_t i = 0; i < d.nmods; i++)
 			print_pcs(sb, &d.mods[i].pcs);
@@ -63,7 +65,7 @@ struct print_input {
 	bool dump, elf;
 };
 
-static int print_one(const struct print_input *in, bool lines,
+static int print_one(const struct print_input *in, const struct options *o,
 		     struct bin_candidate *bins, size_t nbins,
 		     struct strbuf *sb)
 {
@@ -71,7 +73,7 @@ static int print_one(const struct print_input *in, bool lines,
 	int bits = 0;
 
 	if (in->dump)
-		return print_dump(in->path, lines, bins, nbins, sb);
+		return print_dump(in->path, o, bins, nbins, sb);
 	if (sancov_load(in->path, &pv, &bits) < 0)
 		return -1;
 	pcvec_sort_unique(&pv, true);
@@ -93,20 +95,18 @@ int cmd_print(struct options *o)
 	int r = need_args(o, 1, ".sancov file");
 
 	for (int i = 0; i < o->nargs; i++) {
-		char head[16];
-		size_t n;
+		enum input_kind k;
 
 		in[i].path = o->args[i];
-		if (read_head(o->args[i], head, sizeof(head), &n) < 0)
+		if (input_kind(o->args[i], &k) < 0)
 			continue;	/* sancov_load names the problem */
-		in[i].dump = dump_looks_like(head, n);
-		in[i].elf = o->lines && is_elf_image(head, n);
+		in[i].dump = k == INPUT_DUMP;
+		in[i].elf = o->lines && k == INPUT_ELF;
 		if (in[i].elf)
 			bins[nbins++].path = o->args[i];
 	}
 	for (int i = 0; i < o->nargs && !r; i++)
-		if (!in[i].elf && print_one(&in[i], o->lines, bins, nbins,
-					    &sb) < 0)
+		if (!in[i].elf && print_one(&in[i], o, bins, nbins, &sb) < 0)
 			r = EXIT_DATA;
 	if (!r)
 		r = emit(o, &sb);
@@ -152,24 +152,18 @@ static int emit_sancov(const struct options *o, const struct pcvec *pv,
 	return r;
 }
 
-/* Inputs of merge/diff, all of one kind. */
-enum raw_kind { RK_SANCOV, RK_DUMP, RK_SYMCOV, RK_ELF };
-
-/* By the first bytes only: an input may be huge (or claim to be). */
-static int raw_kind(const char *path, enum raw_kind *k)
+/* Inputs of merge/diff, all of one kind; what is none of the four goes
+ * to the .sancov reader, which says what is wrong with it. */
+static int raw_kind(const char *path, enum input_kind *k)
 {
-	char head[64];
-	size_t len;
-	int r = read_head(path, head, sizeof(head), &len);
+	int r = input_kind(path, k);
 
 	if (r < 0) {
 		msg_error("%s: %s", path, strerror(-r));
 		return -1;
 	}
-	*k = dump_looks_like(head, len) ? RK_DUMP
-	     : is_elf_image(head, len)	? RK_ELF
-	     : symcov_looks_like(head, len) ? RK_SYMCOV
-					    : RK_SANCOV;
+	if (*k == INPUT_UNKNOWN)
+		*k = INPUT_SANCOV;
 	return 0;
 }
 
@@ -237,19 +231,20 @@ static int merge_dumps(struct options *o)
  * binaries with coverage, sancov's -merge) -> .symcov. */
 int cmd_merge(struct options *o)
 {
-	enum raw_kind first = RK_SANCOV, k;
+	enum input_kind first = INPUT_SANCOV, k;
 	bool symbolized = false;
 	int r = need_args(o, 1, "input files");
 
 	for (int i = 0; i < o->nargs && !r; i++) {
 		if (raw_kind(o->args[i], &k) < 0)
 			return EXIT_DATA;
-		if (k == RK_SYMCOV || k == RK_ELF)
+		if (k == INPUT_SYMCOV || k == INPUT_ELF)
 			symbolized = true;
 		else if (i && k != first && !symbolized) {
 			msg_error("%s: cannot merge a %s with a %s", o->args[i],
-				  k == RK_DUMP ? "dump" : ".sancov file",
-				  first == RK_DUMP ? "dump" : ".sancov file");
+				  k == INPUT_DUMP ? "dump" : ".sancov file",
+				  first == INPUT_DUMP ? "dump"
+						      : ".sancov file");
 			return EXIT_DATA;
 		}
 		if (i == 0)
@@ -259,7 +254,7 @@ int cmd_merge(struct options *o)
 		return r;
 	if (symbolized)
 		return cmd_symbolize(o);
-	return first == RK_DUMP ? merge_dumps(o) : merge_sancov(o);
+	return first == INPUT_DUMP ? merge_dumps(o) : merge_sancov(o);
 }
 
 /* diff A B: what A covers and B does not (sancov -diff, LLVM 22), as a

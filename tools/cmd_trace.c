@@ -142,7 +142,8 @@ static void put_point(struct printer *p, struct strbuf *sb,
 	printer_put_point(p, sb, pts->mod[i], pts->off[i]);
 }
 
-static int print_pairs(const char *file, struct strbuf *sb)
+static int print_pairs(const char *file, const struct options *o,
+		       struct strbuf *sb)
 {
 	struct dump d = { 0 };
 	struct points pts = { 0 };
@@ -154,7 +155,7 @@ static int print_pairs(const char *file, struct strbuf *sb)
 		r = -1;
 	}
 	if (r == 0) {
-		p = printer_new(&d, file);
+		p = printer_new(&d, file, o);
 		for (size_t i = 0; i + 1 < pts.n; i += 2) {
 			put_point(p, sb, &pts, i);
 			sb_puts(sb, " -> ");
@@ -177,9 +178,9 @@ static char *sibling(const char *file, const char *what)
 
 /* Each point's text once; events repeat them. */
 static char **render_points(const char *file, struct dump *d,
-			    const struct points *pts)
+			    const struct points *pts, const struct options *o)
 {
-	struct printer *p = printer_new(d, file);
+	struct printer *p = printer_new(d, file, o);
 	char **text = xcalloc(pts->n + 1, sizeof(*text));
 
 	for (size_t i = 0; i < pts->n; i++) {
@@ -194,7 +195,8 @@ static char **render_points(const char *file, struct dump *d,
 }
 
 static int print_events(const char *file, const char *points_file,
-			const char *threads_file, struct strbuf *sb)
+			const char *threads_file, const struct options *o,
+			struct strbuf *sb)
 {
 	struct dump d = { 0 };
 	struct points pts = { 0 };
@@ -220,7 +222,7 @@ static int print_events(const char *file, const char *points_file,
 			r = -1;
 		}
 	if (r == 0) {
-		text = render_points(points_file, &d, &pts);
+		text = render_points(points_file, &d, &pts, o);
 		for (size_t i = 0; i < n; i++) {
 			if (th)
 				sb_printf(sb, "%u ", th[i]);
@@ -238,14 +240,15 @@ static int print_events(const char *file, const char *points_file,
 	return r;
 }
 
-static int print_points(const char *file, struct strbuf *sb)
+static int print_points(const char *file, const struct options *o,
+			struct strbuf *sb)
 {
 	struct dump d = { 0 };
 	struct points pts = { 0 };
 	int r = load_points(file, &d, &pts);
 
 	if (r == 0) {
-		char **text = render_points(file, &d, &pts);
+		char **text = render_points(file, &d, &pts, o);
 
 		for (size_t i = 0; i < pts.n; i++) {
 			sb_printf(sb, "%zu %s\n", i, text[i]);
@@ -276,14 +279,14 @@ int cmd_trace(struct options *o)
 	file = o->args[0];
 	base = path_basename(file);
 	if (starts(base, "caller-callee."))
-		r = print_pairs(file, &sb);
+		r = print_pairs(file, o, &sb);
 	else if (starts(base, "trace-points."))
-		r = print_points(file, &sb);
+		r = print_points(file, o, &sb);
 	else if (starts(base, "trace-events.")) {
 		char *pf = sibling(file, "trace-points");
 		char *tf = sibling(file, "trace-threads");
 
-		r = print_events(file, pf, tf, &sb);
+		r = print_events(file, pf, tf, o, &sb);
 		free(pf);
 		free(tf);
 	} else {

@@ -10,45 +10,51 @@
  */
 #include "inputs.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "binmatch.h"
 #include "dump.h"
 #include "elfpoints.h"
 #include "sancov_file.h"
 
-enum kind { K_ELF, K_SANCOV, K_SYMCOV, K_DUMP };
-
-static int classify(const char *path, enum kind *k)
+static enum input_kind input_kind_of(const void *head, size_t n)
 {
-	char head[64];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
+	if (is_elf_image(head, n))
+		return INPUT_ELF;
+	if (sancov_has_magic(head, n))
+		return INPUT_SANCOV;
+	if (dump_looks_like(head, n))
+		return INPUT_DUMP;
+	if (symcov_looks_like(head, n))
+		return INPUT_SYMCOV;
+	return INPUT_UNKNOWN;
+}
 
-	if (fd < 0) {
-		msg_error("%s: %s", path, strerror(errno));
+int input_kind(const char *path, enum input_kind *k)
+{
+	char head[INPUT_HEAD];
+	size_t n;
+	int r = read_head(path, head, sizeof(head), &n);
+
+	*k = INPUT_UNKNOWN;
+	if (r < 0)
+		return r;
+	*k = input_kind_of(head, n);
+	return 0;
+}
+
+/* The symbolizing commands take every kind and nothing else. */
+static int classify(const char *path, enum input_kind *k)
+{
+	int r = input_kind(path, k);
+
+	if (r < 0) {
+		msg_error("%s: %s", path, strerror(-r));
 		return -1;
 	}
-	n = read(fd, head, sizeof(head));
-	close(fd);
-	if (n < 0) {
-		msg_error("%s: %s", path, strerror(errno));
-		return -1;
-	}
-	if (is_elf_image(head, (size_t)n))
-		*k = K_ELF;
-	else if (sancov_has_magic(head, (size_t)n))
-		*k = K_SANCOV;
-	else if (dump_looks_like(head, (size_t)n))
-		*k = K_DUMP;
-	else if (symcov_looks_like(head, (size_t)n))
-		*k = K_SYMCOV;
-	else {
+	if (*k == INPUT_UNKNOWN) {
 		msg_error("%s: not a binary, .sancov, .symcov or ukcov dump "
 			  "(unrecognized content)", path);
 		return -1;
@@ -102,17 +108,17 @@ static void push(const char ***v, size_t *n, const char *s)
 static int sort_inputs(char *const *paths, size_t npaths, struct inputs *in)
 {
 	for (size_t i = 0; i < npaths; i++) {
-		enum kind k;
+		enum input_kind k;
 
 		if (classify(paths[i], &k) < 0)
 			return -1;
-		if (k == K_ELF && add_binary(in, paths[i]) < 0)
+		if (k == INPUT_ELF && add_binary(in, paths[i]) < 0)
 			return -1;
-		if (k == K_SANCOV)
+		if (k == INPUT_SANCOV)
 			push(&in->sancovs, &in->nsancovs, paths[i]);
-		if (k == K_SYMCOV)
+		if (k == INPUT_SYMCOV)
 			push(&in->symcovs, &in->nsymcovs, paths[i]);
-		if (k == K_DUMP)
+		if (k == INPUT_DUMP)
 			push(&in->dumps, &in->ndumps, paths[i]);
 	}
 	return 0;

@@ -9,25 +9,29 @@
 #include <ukcov/linux/kcov.h>
 
 #include "symbolize.h"
+#include "ukcov.h"
 
 struct printer {
 	const struct dump *d;
 	const char *source;		/* names the module table in messages */
 	struct bin_candidate *bins;	/* from the command line, or NULL */
 	size_t nbins;
+	const struct options *o;	/* --no-demangle, --strip-path-prefix */
 	struct strtab strs;
 	struct sym_module **mods;	/* opened on first use, per module */
 	bool *tried;
 };
 
-static void printer_init(struct printer *p, const struct dump *d, const char *source,
-		  struct bin_candidate *bins, size_t nbins)
+static void printer_init(struct printer *p, const struct dump *d,
+			 const char *source, struct bin_candidate *bins,
+			 size_t nbins, const struct options *o)
 {
 	memset(p, 0, sizeof(*p));
 	p->d = d;
 	p->source = source;
 	p->bins = bins;
 	p->nbins = nbins;
+	p->o = o;
 	p->mods = xcalloc(d->nmods + 1, sizeof(struct sym_module *));
 	p->tried = xcalloc(d->nmods + 1, sizeof(*p->tried));
 }
@@ -71,7 +75,7 @@ static struct sym_module *open_module(struct printer *p, size_t i)
 	}
 	if (!path)
 		path = m->path;
-	sm = sym_open(path, &p->strs, true, err);
+	sm = sym_open(path, &p->strs, p->o->demangle, err);
 	if (!sm)
 		msg_warn("%s: %s", path, err);
 	else if (sym_missing_debug(sm))
@@ -96,8 +100,9 @@ static void printer_point(struct printer *p, struct strbuf *sb, int mod,
 	}
 	if (p->mods[mod]) {
 		sym_lookup(p->mods[mod], off, &f);
-		sb_printf(sb, " %s %s:%u:%u", f[0].func, f[0].file, f[0].line,
-			  f[0].col);
+		sb_printf(sb, " %s %s:%u:%u", f[0].func,
+			  path_strip_prefix(f[0].file, p->o->strip_prefix),
+			  f[0].line, f[0].col);
 	}
 }
 
@@ -114,11 +119,11 @@ static void printer_cmp(struct printer *p, struct strbuf *sb, const struct cmp_r
 
 void print_symbolized(const struct dump *d, const struct pcvec *unknown,
 		      const char *source, struct bin_candidate *bins,
-		      size_t nbins, struct strbuf *sb)
+		      size_t nbins, const struct options *o, struct strbuf *sb)
 {
 	struct printer p;
 
-	printer_init(&p, d, source, bins, nbins);
+	printer_init(&p, d, source, bins, nbins, o);
 	for (size_t i = 0; i < d->nmods; i++)
 		for (size_t k = 0; k < d->mods[i].pcs.n; k++) {
 			printer_point(&p, sb, (int)i, d->mods[i].pcs.v[k]);
@@ -131,11 +136,12 @@ void print_symbolized(const struct dump *d, const struct pcvec *unknown,
 	printer_free(&p);
 }
 
-struct printer *printer_new(const struct dump *d, const char *source)
+struct printer *printer_new(const struct dump *d, const char *source,
+			    const struct options *o)
 {
 	struct printer *p = xcalloc(1, sizeof(*p));
 
-	printer_init(p, d, source, NULL, 0);
+	printer_init(p, d, source, NULL, 0, o);
 	return p;
 }
 

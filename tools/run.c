@@ -35,6 +35,7 @@
 
 #include "dump.h"
 #include "elfpoints.h"
+#include "inputs.h"
 #include "printer.h"
 #include "run_tree.h"
 #include "../lib/threadblock.h"
@@ -182,11 +183,11 @@ static void copy_modules(struct dump *dst, const struct dump *src)
 static int load_cmp_input(const char *path, const struct dump *mods,
 			  struct dump *d)
 {
-	char head[16], err[ERRLEN];
-	size_t n;
-	int fd, r = read_head(path, head, sizeof(head), &n);
+	char err[ERRLEN];
+	enum input_kind k;
+	int fd, r = input_kind(path, &k);
 
-	if (r == 0 && dump_looks_like(head, n)) {
+	if (r == 0 && k == INPUT_DUMP) {
 		if (dump_load(path, d) < 0)
 			return -1;
 		if (d->cmp)
@@ -225,7 +226,7 @@ int cmd_cmp(struct options *o)
 		dump_free(&d);
 		return EXIT_DATA;
 	}
-	print_symbolized(&d, NULL, o->args[0], NULL, 0, &sb);
+	print_symbolized(&d, NULL, o->args[0], NULL, 0, o, &sb);
 	r = emit(o, &sb);
 	sb_free(&sb);
 	dump_free(&d);

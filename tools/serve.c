@@ -43,6 +43,7 @@
 #include "cmd_report.h"
 #include "dump.h"
 #include "elfpoints.h"
+#include "inputs.h"
 
 /* Like llvm/tools/sancov/coverage-report-server.py (main(): --host
  * 127.0.0.1, --port 8001). */
@@ -118,24 +119,6 @@ static bool is_dir(const char *path)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-enum cov_kind { CK_NONE, CK_SANCOV, CK_DUMP, CK_SYMCOV, CK_ELF };
-
-static enum cov_kind kind_of(const char *path)
-{
-	char head[64];
-	size_t n;
-
-	if (read_head(path, head, sizeof(head), &n) < 0 || n == 0)
-		return CK_NONE;
-	if (sancov_has_magic(head, n))
-		return CK_SANCOV;
-	if (dump_looks_like(head, n))
-		return CK_DUMP;
-	if (is_elf_image(head, n))
-		return CK_ELF;
-	return symcov_looks_like(head, n) ? CK_SYMCOV : CK_NONE;
-}
-
 /* A .sancov file's binary must be among the inputs (inputs.c matches
  * them by sancov's name rule, NAME.PID.sancov or NAME.sancov): one
  * without would stop every rebuild, so it is left out, with a warning. */
@@ -168,27 +151,29 @@ static bool validate(const struct watch *w, const char *path)
 	struct symcov sc;
 	int bits = 0;
 	bool ok = true;
+	enum input_kind k;
 
-	switch (kind_of(path)) {
-	case CK_SANCOV:
+	(void)input_kind(path, &k);	/* unreadable: INPUT_UNKNOWN */
+	switch (k) {
+	case INPUT_SANCOV:
 		ok = sancov_load(path, &pv, &bits) == 0 &&
 		     sancov_has_binary(w, path);
 		pcvec_free(&pv);
 		break;
-	case CK_DUMP:
+	case INPUT_DUMP:
 		ok = dump_load(path, &d) == 0;
 		if (ok)
 			dump_free(&d);
 		break;
-	case CK_SYMCOV:
+	case INPUT_SYMCOV:
 		symcov_init(&sc, &strs);
 		ok = symcov_load(path, &sc) == 0;
 		symcov_free(&sc);
 		strtab_free(&strs);
 		break;
-	case CK_ELF:
+	case INPUT_ELF:
 		break;
-	default:
+	case INPUT_UNKNOWN:
 		ok = false;	/* not coverage (a fuzzer's corpus file): quiet */
 	}
 	return ok;
@@ -339,9 +324,10 @@ static void watch_trust_binaries(struct watch *w, const struct options *o)
 {
 	struct strbuf list = { 0 };
 	size_t n = 0, k = 0;
+	enum input_kind kind;
 
 	for (size_t i = 0; i < w->nfixed; i++)
-		if (kind_of(w->fixed[i]) == CK_ELF)
+		if (input_kind(w->fixed[i], &kind) == 0 && kind == INPUT_ELF)
 			binary_sources(w->fixed[i], o, &list);
 	for (size_t off = 0; off < list.n; off += strlen(list.s + off) + 1)
 		n++;

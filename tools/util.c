@@ -362,6 +362,13 @@ const char *path_basename(const char *path)
 	return s ? s + 1 : path;
 }
 
+const char *path_strip_prefix(const char *path, const char *prefix)
+{
+	const char *hit = prefix && *prefix ? strstr(path, prefix) : NULL;
+
+	return hit ? hit + strlen(prefix) : path;
+}
+
 int hex_u64(char *buf, uint64_t v)
 {
 	static const char digits[] = "0123456789abcdef";

@@ -71,6 +71,9 @@ int load_parsed(const char *path, const char *what, parse_fn parse, void *arg);
 int write_output(const char *path, const void *buf, size_t len);
 
 const char *path_basename(const char *path);
+/* sancov's stripPathPrefix: path after the first occurrence of prefix
+ * (NULL or empty: path itself). */
+const char *path_strip_prefix(const char *path, const char *prefix);
 /* "%x"-style lowercase hex without prefix into buf (>= 17 bytes). */
 int hex_u64(char *buf, uint64_t v);
 /* Parse hex with optional 0x; whole string must be consumed. */

@@ -1,4 +1,4 @@
-# tests/core/core.mk -- the core test suite (issue 2), run by
+# tests/core/core.mk -- the core test suite, run by
 # tests/suites.d/10-core.sh.
 #
 # The harness is never instrumented: it gets its own flags, whatever

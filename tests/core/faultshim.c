@@ -1,6 +1,6 @@
 /*
- * tests/core/faultshim.c -- allocation failures on demand (issue 6,
- * defect 8).  LD_PRELOAD'ed after libukcov.so.0, so that both the
+ * tests/core/faultshim.c -- allocation failures on demand.
+ * LD_PRELOAD'ed after libukcov.so.0, so that both the
  * runtime's direct calls (memfd_create, ftruncate, fallocate, calloc,
  * malloc) and the mmap it finds with dlsym(RTLD_NEXT) come here.
  * ukcov_test_fault_arm(fn, nth, e) makes the nth call of fn fail with

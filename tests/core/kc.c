@@ -1,7 +1,7 @@
 /*
  * tests/core/kc.c -- flavors, the two APIs, record checks, helpers.
  *
- * The errnos below are kcov-semantics.md's, row by row; they are the
+ * The errnos below are docs/KERNELS.md's, row by row; they are the
  * oracle, so they are written out here and never taken from lib/.
  */
 #define _GNU_SOURCE
@@ -312,8 +312,9 @@ void expect_ret_addr(uint64_t pc, const void *fn, const void *cb)
 		FAIL("pc 0x%llx is in %s, not in the expected function",
 		     (unsigned long long)pc, fn_name(pc));
 #ifdef __x86_64__
-	/* "PCs exactly after the call instruction" (kcov-semantics.md
-	 * §4.2 item 9): a 5-byte direct call ends at pc. */
+	/* "PCs exactly after the call instruction" (Dmitry Vyukov,
+	 * syzkaller PR 1614; docs/KERNELS.md "Linux"): a 5-byte direct
+	 * call ends at pc. */
 	if (p[-5] != 0xe8)
 		FAIL("pc 0x%llx in %s does not follow a call instruction",
 		     (unsigned long long)pc, fn_name(pc));

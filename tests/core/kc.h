@@ -21,7 +21,7 @@
 
 #define PAGE 4096UL
 
-/* One kernel's kcov, as kcov-semantics.md §1 and §6 describe it. */
+/* One kernel's kcov, as docs/KERNELS.md describes it. */
 struct flavor {
 	int id;				/* UKCOV_LINUX ... */
 	const char *name;		/* "linux" ... (also UKCOV_FLAVOR) */
@@ -31,7 +31,8 @@ struct flavor {
 	int by_ptr;			/* NetBSD, OpenBSD: pointer arguments */
 	int mode_pc, mode_cmp;
 	uint64_t min_entries, max_entries;
-	/* errnos, kcov-semantics.md §6 table 1 and the §1 tables: */
+	/* errnos, docs/KERNELS.md "Across kernels" table 1 and the kernels'
+	 * tables: */
 	int e_enable_nobuf;	/* ENABLE before SETBUFSIZE */
 	int e_enable_twice;	/* the owner enables it again */
 	int e_enable_busy;	/* another thread/process traces it */

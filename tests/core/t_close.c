@@ -1,6 +1,6 @@
 /*
  * tests/core/t_close.c -- closing and duplicating descriptors
- * (kcov-semantics.md §6 table 3, "Close while enabled"): Linux and NetBSD
+ * (docs/KERNELS.md "Across kernels" table 3): Linux and NetBSD
  * keep tracing until the thread exits, FreeBSD and OpenBSD stop at the
  * last close.  A dup'd fd is the same descriptor; only the last close of
  * all fds, in all processes, counts.

@@ -1,6 +1,6 @@
 /*
  * tests/core/t_errno.c -- every row of the per-OS errno tables
- * (kcov-semantics.md §1.1-1.4 and §6 "Porting observations"), through
+ * (docs/KERNELS.md: the four kernels' tables and table 1), through
  * the native API and through the interposed open()/ioctl() of the
  * device paths.  After each refused request a probe shows that the
  * descriptor's state did not change ("bad input changes nothing").

@@ -1,7 +1,7 @@
 /*
  * tests/core/t_exec.c -- exec keeps tracing into the same buffer
- * (kcov-semantics.md §1.1 "exec": "There is no kcov hook on exec ...
- * tracing continues"; §1.4 the same for OpenBSD; syzkaller's kcovtrace
+ * (docs/KERNELS.md "Linux": Linux has no kcov hook on exec, tracing
+ * continues; the same for OpenBSD; syzkaller's kcovtrace
  * relies on it).  A child enables, then execs this binary (which links
  * libukcov) as "--exec-target"; the parent sees the new image's PCs.
  */

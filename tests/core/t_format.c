@@ -1,6 +1,6 @@
 /*
- * tests/core/t_format.c -- record formats (kcov-semantics.md §1 "Buffer
- * rules" and §3): TRACE_PC words are return addresses of the
+ * tests/core/t_format.c -- record formats (docs/KERNELS.md "Linux",
+ * PC and CMP buffer): TRACE_PC words are return addresses of the
  * __sanitizer_cov_trace_pc calls inside the function that ran; TRACE_CMP
  * records are 4 x u64 {type, arg1, arg2, pc}.  Every record is checked
  * against the function it must come from, for gcc- and clang-built

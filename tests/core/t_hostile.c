@@ -1,5 +1,5 @@
 /*
- * tests/core/t_hostile.c -- hostile peers (issue 16): another process
+ * tests/core/t_hostile.c -- hostile peers: another process
  * of the same user rewrites a descriptor's control block, hands a
  * forged one across exec, feeds many collectors, or reuses the fd a
  * registration names.  Whatever it does, our processes keep running,

@@ -1,6 +1,6 @@
 /*
  * tests/core/t_mmap.c -- mmap(2) of a descriptor under each kernel's
- * rules (kcov-semantics.md §1.1-1.4 "mmap" rows and §6 table 2).
+ * rules (docs/KERNELS.md: each kernel's "mmap" row and table 2).
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -1,7 +1,7 @@
 /*
  * tests/core/t_registry.c -- the machine's remote registry against
- * hostile or dead peers (issue 16) and tests that catch the bugs they
- * name (issue 20): a registry truncated under a running collector and
+ * hostile or dead peers and tests that catch the bugs they
+ * name: a registry truncated under a running collector and
  * feeder, a SIGKILLed collector's registration reclaimed at the first
  * lookup, deleted slots reused and probed past, one process's exit
  * leaving the others' registrations, the location rule for root, and
@@ -204,7 +204,7 @@ static unsigned count_in_file(const char *path, const char *needle)
 	return n;
 }
 
-/* ---- issue 16: the registry truncated under a collector and a feeder ---- */
+/* ---- the registry truncated under a collector and a feeder ---- */
 
 /* ": > registry" while collector C (handles h and USB(2)) and feeder
  * F run: neither dies of SIGBUS, each says once that cross-process
@@ -259,7 +259,7 @@ static void t_truncated_live(const struct kc *k)
 	registry_gone();
 }
 
-/* ---- issue 16: a SIGKILLed collector's registration ---- */
+/* ---- a SIGKILLed collector's registration ---- */
 
 /* The image strace runs: n sections for handle (hex). */
 int registry_feeder_main(int argc, char **argv)
@@ -324,7 +324,7 @@ static void t_stale_reclaimed(const struct kc *k)
 	registry_gone();
 }
 
-/* ---- issue 16: a full registry, deleted slots ---- */
+/* ---- a full registry, deleted slots ---- */
 
 #define FULL_COLLECTORS (RF_SLOTS / KCOV_REMOTE_MAX_HANDLES)
 
@@ -372,7 +372,7 @@ static void t_full_reuses_deleted(const struct kc *k)
 	registry_gone();
 }
 
-/* ---- issue 16: what a feeder remembers of the registry ---- */
+/* ---- what a feeder remembers of the registry ---- */
 
 /* A feeder that missed h, then fed collector C1 for it, follows every
  * change another process makes: h registered here after its miss, then
@@ -528,7 +528,7 @@ static void t_remote_modules_created_private(const struct kc *k)
 	registry_gone();
 }
 
-/* ---- issue 16: root and the user's XDG_RUNTIME_DIR ---- */
+/* ---- root and the user's XDG_RUNTIME_DIR ---- */
 
 /* A runtime directory of another user is not used: the registry goes
  * to /dev/shm/ukcov-remote-<euid> (before, root created a root-owned
@@ -561,7 +561,7 @@ static void t_xdg_not_mine(const struct kc *k)
 		rmdir(dir);
 }
 
-/* ---- issue 16: without /proc ---- */
+/* ---- without /proc ---- */
 
 /* This (child) process sees an empty /proc: a mount namespace of its
  * own with a tmpfs over it.  0, or -1 where that is not allowed. */
@@ -672,7 +672,7 @@ static void t_noproc_dead_taken_over(const struct kc *k)
 	registry_gone();
 }
 
-/* ---- issue 16: a full tmpfs ---- */
+/* ---- a full tmpfs ---- */
 
 static long op_leaf_section(void *p)
 {
@@ -721,7 +721,7 @@ static void t_full_tmpfs(const struct kc *k)
 	rmdir(dir);
 }
 
-/* ---- issue 20: tests that catch the bug they name ---- */
+/* ---- tests that catch the bug they name ---- */
 
 /* Two handles with one home slot: the second lies behind the first. */
 static void colliding_pair(uint64_t *a, uint64_t *b)

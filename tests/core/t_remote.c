@@ -1,8 +1,8 @@
 /*
  * tests/core/t_remote.c -- Linux remote coverage in one process:
- * KCOV_REMOTE_ENABLE (kcov-semantics.md §2.1: every check in the
- * kernel's order and errno, full rollback), sections
- * (ukcov_remote_start/stop, §2.4), the merge (§2.5), the common handle
+ * KCOV_REMOTE_ENABLE (docs/KERNELS.md "Linux remote coverage": every
+ * check in the kernel's order and errno, full rollback), sections
+ * (ukcov_remote_start/stop), the merge (kcov_move_area), the common handle
  * (§2.3), sections in signal handlers (the softirq analogue).
  *
  * The collector is the test's main thread or an actor; sections run on
@@ -1628,7 +1628,7 @@ static void t_registry_foreign(const struct kc *k)
 		registry_refused(k, 0);	/* cannot chown: the mode case */
 }
 
-/* ---- OpenBSD KIOREMOTEATTACH (kcov-semantics.md §1.4) ---- */
+/* ---- OpenBSD KIOREMOTEATTACH (docs/KERNELS.md "OpenBSD") ---- */
 
 #define OBSD_KIOREMOTEATTACH 0x80084b04UL
 

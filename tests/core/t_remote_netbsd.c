@@ -1,6 +1,6 @@
 /*
- * tests/core/t_remote_netbsd.c -- NetBSD remotes (kcov-semantics.md
- * §1.3; NetBSD sys/kern/subr_kcov.c kcov_remote_register, _enter,
+ * tests/core/t_remote_netbsd.c -- NetBSD remotes (docs/KERNELS.md
+ * "NetBSD"; NetBSD sys/kern/subr_kcov.c kcov_remote_register, _enter,
  * _leave, kcov_remote_attach, _detach, kcov_setbufsize, kcov_enable,
  * kcov_disable, kcov_fops_mmap, kcov_fops_close, kcov_lwp_free):
  * KCOV_IOC_REMOTE_ATTACH/DETACH and the application-side

@@ -306,8 +306,8 @@ static void t_siglongjmp(const struct kc *k)
 
 /* A child forked inside a handler leaves the handler as the parent
  * does, and is then an ordinary process outside any handler: enabled
- * in main, it records exactly its own calls (issue 11: the fork child
- * used to forget it was inside a handler, and the handler's return
+ * in main, it records exactly its own calls (the fork child used to
+ * forget it was inside a handler, and the handler's return
  * left it unable to record). */
 static volatile pid_t forked;
 
@@ -348,8 +348,7 @@ static void t_fork_in_handler(const struct kc *k)
 }
 
 /*
- * SA_RESETHAND against sigaction() on another thread (issue 6, defect
- * 9).  The kernel resets a SA_RESETHAND action when it delivers the
+ * SA_RESETHAND against sigaction() on another thread.  The kernel resets a SA_RESETHAND action when it delivers the
  * signal, before the handler (the runtime's trampoline) runs; a
  * sigaction() on another thread in between installs a new action that
  * must stay.  Made deterministic: SIGUSR1 and SIGUSR2 are made pending

@@ -159,7 +159,7 @@ static void t_exit_then_other_fd(const struct kc *k)
 }
 
 /* 16 threads enable one descriptor at the same instant: exactly one
- * wins, every other gets the "busy" errno (kcov-semantics.md §6: Linux
+ * wins, every other gets the "busy" errno (docs/KERNELS.md table 1: Linux
  * EINVAL, FreeBSD EBUSY, NetBSD EBUSY, OpenBSD ENXIO), and only the
  * winner's calls are recorded. */
 #define RACERS 16

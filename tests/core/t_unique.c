@@ -4,7 +4,7 @@
  * UKCOV_IOC_UNIQUE_ENABLE_CMP.
  *
  * Oracle: "Coverage deduplication for KCOV" (Alexander Potapenko, v4
- * 2025-07-31), kcov-semantics.md §5.2: patch 07/10
+ * 2025-07-31; docs/KERNELS.md "Proposed Linux requests"): patch 07/10
  * kcov_handle_unique_enable checks, in order, mode != INIT || !area ->
  * EINVAL, kcov->t || current->kcov -> EBUSY, !words || words >= size-1
  * -> EINVAL; the first `words` words are the bitmap, the trace (own

@@ -1,7 +1,7 @@
 /*
  * tests/static/prog.c -- a fully static program (cc -static ...
  * $(pkg-config --static --libs ukcov)) that uses what the runtime
- * interposes or needs from libc (issue 6, defect 1): every exec
+ * interposes or needs from libc: every exec
  * function, posix_spawn, mmap, pthread_create.  Uninstrumented; only
  * target.c is.
  *

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The core suite (issue 2): tests/core, built by tests/core/core.mk
+# The core suite: tests/core, built by tests/core/core.mk
 # ("make test-prep" or "make core-tests").  Every behavioural test runs
 # against gcc- and clang-instrumented targets, linked three ways
 # (-lukcov, libukcov.a, LD_PRELOAD), plus trace-pc-only targets.  Prints

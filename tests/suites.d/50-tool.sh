@@ -281,7 +281,7 @@ expect "--threads all with libukcov.a linked without the wrap says so (unique: $
 ukcov: ./threads_static exited with status 0; $main_pcs records, 0 dropped" "$U" run --threads all -o /dev/null -- ./threads_static
 expect "--threads all with libukcov.a linked without the wrap says so (pc: $main_calls)" 0 "ukcov: warning: the program's runtime did not follow its threads: only the main thread was traced (a program linked with libukcov.a sees pthread_create only through the linker's wrap: link it with \$(pkg-config --static --libs ukcov) or -Wl,--wrap=pthread_create)
 ukcov: ./threads_static exited with status 0; $main_calls records, 0 dropped" "$U" run --mode pc --threads all -o /dev/null -- ./threads_static
-# --remote: the sections of other threads and processes (issue 7).  A
+# --remote: the sections of other threads and processes.  A
 # registry of this run's own; the server is bounded (one request, 30 s).
 export UKCOV_REGISTRY="$T/registry"
 (cd "$T" && "$CC_W" -O1 "$SRC/remote.c" -lpthread -o remote) >"$T/out" 2>&1 || bad "remote fixture builds" "$T/out"
@@ -310,7 +310,7 @@ else
 	kill $srv 2>/dev/null; bad "direct remote collection" "$T/c.txt"
 fi
 # ukcov_dump() of a collector carries the module tables of the processes
-# that fed it (issue 7 item 4): a server and a collector built from
+# that fed it: a server and a collector built from
 # different code (other build-ids), and a fork child of the collector
 # whose table is the collector's own (described once).
 L_SRV=$(grep -n '^NOINLINE void rw_server' "$SRC/remote.c" | cut -d: -f1)

@@ -1,6 +1,6 @@
 #!/bin/bash
 # tests/suites.d/51-tool-hardening.sh -- regression tests of the tool
-# defects of issue 6: source paths joined with DW_AT_comp_dir, truncated
+# defects found by review: source paths joined with DW_AT_comp_dir, truncated
 # and huge inputs, build-id matching in print --lines, the CMP PC
 # convention.  Targets are built with gcc and clang; expected values come
 # from live sancov-14, llvm-symbolizer-14 and objdump.
@@ -304,7 +304,7 @@ else
 	bad "realloc counter and manycmp build"
 fi
 
-# ---- issue 20: the generated mutants that survived (docs/TESTING.md) ------
+# ---- the generated mutants that survived (docs/TESTING.md) ------
 # missing BIN COV...: the points of BIN minus the .sancov's, nothing read
 # past the last argument.
 "$U" print-coverage-pcs pg | sort >pts.all
@@ -381,7 +381,7 @@ else
 	bad "x86 fixture assembles" "$T/as.err"
 fi
 
-# ---- issue 20, second sample: the generated survivors (docs/TESTING.md) --
+# ---- the generated survivors (docs/TESTING.md) --
 # An option that needs a value, given last: a usage error, nothing read
 # past argv[argc].
 expect "-o as the last argument: exact message, exit status 2" 2 "" \

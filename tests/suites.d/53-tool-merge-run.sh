@@ -1,7 +1,7 @@
 #!/bin/bash
 # tests/suites.d/53-tool-merge-run.sh -- hostile inputs to `ukcov merge`
-# and `ukcov run` (issue 16), tests that must catch a named bug (issue
-# 20) and the small run/stats items of issue 17.
+# and `ukcov run`, tests that must catch a named bug and the small
+# run/stats items.
 #
 # Run from the top of the tree with $B set (make test does it):
 #   B=build tests/suites.d/53-tool-merge-run.sh
@@ -25,7 +25,7 @@ same_file() {
 		bad "$1" "$(diff "$2" "$3" | head -4 | tr '\n' ' ')"; fi
 }
 
-# ---- issue 16 item 7: merge is O(n log n) in modules -------------------
+# ---- merge is O(n log n) in modules -------------------
 # 80k module lines (2 x 4 MB) took 70 s when each module was looked up
 # by a scan of the merged table; an independent model gives the bytes.
 python3 "$REF" gen 80000 big1.dump big2.dump
@@ -49,7 +49,7 @@ printf 'ukcov-dump 1\nmode pc\nmodule 0 - 0 0 10 /z.so\nmodule 1 aaaa 0 0 10 /y.
 "$U" merge -o rab.dump ra.dump rb.dump
 same_file "merge: a module renamed by the union is matched by its new path" rab.expected rab.dump
 
-# ---- issue 16 item 11: run with a long $TMPDIR --------------------------
+# ---- run with a long $TMPDIR --------------------------
 # The temporary files' names were cut to 40 bytes of $TMPDIR: a longer
 # one failed, or the files landed in the directory its prefix names.
 # The program lists the directories while the tool's files exist (the
@@ -93,7 +93,7 @@ rc=$?
 	ok "run --remote: a module table path over the runtime's 255 bytes is an error" ||
 	bad "run --remote with a long TMPDIR" "rc $rc: $(cat rem.err)"
 
-# ---- issue 20 item 13: CMP records keep their module through a merge ---
+# ---- CMP records keep their module through a merge ---
 # The two tables list the modules in other orders: each record must be
 # renumbered to its module's place in the merged, sorted table.
 cat >ca.dump <<'EOF'
@@ -137,7 +137,7 @@ same_file "merge of CMP dumps: each record stays with its module" cab.expected c
 "$U" merge -o cba.dump cb.dump ca.dump
 same_file "merge of CMP dumps in the other order: the same records" cab.expected cba.dump
 
-# ---- issue 20 item 14: a source path "/../x" is "/x", as sancov's ------
+# ---- a source path "/../x" is "/x", as sancov's ------
 # llvm/lib/Support/Path.cpp remove_dots(path, remove_dot_dot=true) drops
 # ".." at the root, and sancov's symbolized files go through it.
 cat >dots.c <<'EOF'
@@ -159,7 +159,7 @@ else
 	bad "the '/../x' fixture builds and runs" "$(head -3 cc.err | tr '\n' ' ')"
 fi
 
-# ---- issue 20 item 15: --threads all sums every thread's drops ---------
+# ---- --threads all sums every thread's drops ---------
 # Each thread's trace holds --size - 1 = 63 records; what a thread does
 # beyond that is dropped.  Counted without limits (--raw: one block per
 # thread), the drops are the sum over the threads of count - 63.
@@ -175,7 +175,7 @@ got=$(sed -n 's/.* records, \([0-9]*\) dropped$/\1/p' tdrops.err)
 	ok "run --threads all: $want dropped, the sum over 4 threads" ||
 	bad "run --threads all drops" "want $want ($blocks blocks), got '$got': $(cat tdrops.err)"
 
-# ---- issue 20: the generated mutants that survived in run.c -------------
+# ---- the generated mutants that survived in run.c -------------
 # run --raw prints each record: a non-PIE build (load bias 0), so the
 # records, return addresses, are the dump's points plus 1, one each in
 # the default unique mode.
@@ -207,7 +207,7 @@ grep -qx "info bitmap-words $words" inpath.dump &&
 	ok "run PROG through PATH: default bitmap from its text ($words words)" ||
 	bad "run PROG through PATH" "$(grep bitmap-words inpath.dump; tr '\n' ' ' <inpath.err), want $words"
 
-# ---- issue 17: run's output never mixes with the program's -------------
+# ---- run's output never mixes with the program's -------------
 # Without -o the dump goes to a new ukcov.<pid>.dump (stderr says so);
 # standard output is the program's alone.  -o - asks for stdout.
 "$CCW" -O0 "$SRC/main.c" "$SRC/lib.c" -o prog

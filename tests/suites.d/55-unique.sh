@@ -1,5 +1,5 @@
 #!/bin/bash
-# tests/suites.d/55-unique.sh -- `ukcov run`'s unique coverage (issue 9):
+# tests/suites.d/55-unique.sh -- `ukcov run`'s unique coverage:
 # the default mode records each point once, and what it reports equals
 # the deduplicated full trace (taken with a buffer large enough for the
 # whole trace), for gcc and clang builds, PC and CMP, main thread and

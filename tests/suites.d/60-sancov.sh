@@ -1,5 +1,5 @@
 #!/bin/sh
-# The SanitizerCoverage runtime (issue 8): every -fsanitize-coverage mode
+# The SanitizerCoverage runtime: every -fsanitize-coverage mode
 # of gcc 12 and clang 14 links with -lukcov and with libukcov.a and runs;
 # guard numbering across an executable, a linked library and a dlopen'ed
 # one matches compiler-rt's; a kcov descriptor on a guard build records
@@ -674,7 +674,7 @@ if [ -x "$E/feat-shared" ]; then
     fi
 fi
 
-# ---- what a user reads of a small run (issue 20's survivors) ----
+# ---- what a user reads of a small run ----
 # A three-PC program: its .sancov offsets come out sorted and unique
 # however the pcset handed them over (the heapsort's last right child
 # counts); verbosity=1 names each file written and its PC count, and

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Hostile files and environment, SanitizerCoverage side (issue 16):
+# Hostile files and environment, SanitizerCoverage side:
 #  - coverage_direct=1 leaves a <pid>.pc.sancov.map it found taken
 #    byte for byte as it was, and says so once;
 #  - an AT_SECURE (set-user-ID) process reads no UKCOV_* variable and

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Fully static programs (issue 6, defect 1): cc -static ... $(pkg-config
+# Fully static programs: cc -static ... $(pkg-config
 # --static --libs ukcov), gcc and clang.  Every exec function keeps
 # tracing into the same buffer (the new image's records arrive), the
 # exec family gives glibc's errnos, posix_spawn and the interposed mmap

@@ -165,8 +165,8 @@ grep -q '<tr class=c><td><a>f</a></td><td class=n data-v=0>-</td>' r-l0/f/1-main
 	ok "a function without a line links nowhere" || bad "line-0 function" "$(grep -o '<tr class=.>.*</tr>' r-l0/f/1-main.c.html)"
 "$U" report -o one.html g1.dump prog_gcc && [ -f one.html ] && grep -q 'class="notcovered">.*never_called' one.html &&
 	ok "-o FILE.html: still the single page" || bad "-o FILE.html" "not as expected"
-# Each file's section is headed by its path (issue 20: a generated
-# mutant dropped it and no test saw).
+# Each file's section is headed by its path (a generated mutant
+# dropped it and no test saw).
 heads=$(grep -o '<h2 id="f[0-9]*">[^<]*</h2>' one.html)
 [ "$heads" = "<h2 id=\"f0\">$T/src/lib.c</h2>
 <h2 id=\"f1\">$T/src/main.c</h2>" ] && ok "-o FILE.html: each file's heading is its path" ||

@@ -1,7 +1,7 @@
 #!/bin/bash
 # tests/suites.d/71-serve-hostile.sh -- `ukcov report` and `ukcov serve`
-# against hostile inputs and peers (issue 16) and the report checks of
-# issue 20, without a browser (curl and python3 on 127.0.0.1 only):
+# against hostile inputs and peers and the checks of what a report
+# claims, without a browser (curl and python3 on 127.0.0.1 only):
 #   - a coverage input naming /etc/passwd, a path out of --source-root, a
 #     device, a FIFO: pages without that text, one warning, no hang, no
 #     unbounded read (memory capped with ulimit -v);
@@ -209,7 +209,7 @@ wait "$TPID"
 same "each trickler is closed at the request deadline" "$(tail -1 tr.out)" "closed 64"
 stop_serve
 
-# ---- issue 20: /source/ in a sibling whose name starts with the root's ----
+# ---- /source/ in a sibling whose name starts with the root's ----
 start_serve s5.out --source-root root g1.dump prog
 same "/source/link.c into root2/ -> 403" "$(code "${URL}source/link.c")" 403
 same "/source/ of a 70 MiB file -> 403" "$(code "${URL}source/sub/huge.c")" 403
@@ -217,7 +217,7 @@ curl -s -m 5 "${URL}source/link.c" | grep -q secret_sibling &&
 	bad "/source/link.c" "root2's bytes served" || ok "/source/link.c: no byte of root2/s.c"
 stop_serve
 
-# ---- issue 20: a deleted dump that sorts after every other file ----------
+# ---- a deleted dump that sorts after every other file ----------
 mkdir -p w6 && cp g1.dump w6/a.dump && cp g2.dump w6/z.dump
 start_serve s6.out w6 prog
 hits() { curl -s -m 5 "$URL" | sed -n 's/.*id="points-hit">\([0-9]*\)<.*/\1/p'; }
@@ -231,7 +231,7 @@ until_true 10 eval '[ "$(gen)" != "$g" ]'
 same "z.dump deleted: served points hit drop to a.dump's" "$(hits)" "$want1"
 stop_serve
 
-# ---- issue 20: the index's line coverage is lines, not points -------------
+# ---- the index's line coverage is lines, not points -------------
 "$U" report -o r-pct g1.dump prog 2>/dev/null
 "$U" lcov g1.dump prog >g1.info
 pct() {  # the "line coverage" cell text of a row of the index (after $1)
@@ -250,7 +250,7 @@ main_pts=$(grep -o '>main.c</a>.*' r-pct/index.html | grep -o '[0-9]* / [0-9]*</
 [ "$(pct '>main.c')" != "$(echo "$main_pts" | awk '{printf "%.1f%%", 100*$1/$3}')" ] &&
 	ok "main.c: lines % differs from points % (the check can tell)" || bad "control" "equal: $main_pts"
 
-# ---- issue 20: '<' from the inputs reaches the HTML escaped ---------------
+# ---- '<' from the inputs reaches the HTML escaped ---------------
 mkdir -p "lt/<x>d" && printf 'int a; /* <x>line */\n' >"lt/<x>d/<x>.c"
 symcov lt.symcov "$T/lt/<x>d/<x>.c" 'f<x>fn' 1
 "$U" report -o r-lt lt.symcov 2>/dev/null
@@ -263,7 +263,7 @@ f=$(ls r-lt/f/*.html)
 grep -q 'f&lt;x&gt;fn' "$f" && grep -q '/\* &lt;x&gt;line \*/' "$f" && grep -q '&lt;x&gt;.c' r-lt/index.html &&
 	ok "function name, source line and path escaped as &lt;x&gt;" || bad "escaping" "not as expected"
 
-# ---- issue 20: no leak per regeneration while waiting for inputs ---------
+# ---- no leak per regeneration while waiting for inputs ---------
 # serve with an empty watched directory shows a waiting page; a dump
 # dropped in and deleted again, three times, is six regenerations, three
 # of them back to waiting.  valgrind (memcheck) must then find no block
