@@ -287,7 +287,7 @@ static int rec_arm(int mode)
 }
 
 /*
- * Threads the input starts (ukcov__afl_thread_create) record too, each
+ * Threads the input starts (afl_thread_create) record too, each
  * with its own descriptor in a slot here, tagged with the input that
  * started it; a slot of an earlier input is released when the next
  * input starts (its thread, if still running, then records into the
@@ -567,7 +567,7 @@ static void flush_remote(void)
 /* ---- threads the input starts ---- */
 
 /* Does a thread the caller starts now belong to the input? */
-int ukcov__afl_follows(void)
+static int afl_follows(void)
 {
 	return afl.in_input && ukcov__afl_input_thread &&
 	       ukcov__afl_input_thread == (unsigned long)pthread_self();
@@ -590,7 +590,7 @@ static void *afl_thread_start(void *p)
 	return s.fn(s.arg);
 }
 
-int ukcov__afl_thread_create(pthread_t *th, const pthread_attr_t *attr,
+static int afl_thread_create(pthread_t *th, const pthread_attr_t *attr,
 			     void *(*fn)(void *), void *arg,
 			     ukcov_pthread_create_fn next)
 {
@@ -791,8 +791,8 @@ static void fs_serve(void)
 				_exit(1);
 			if (child == 0) {
 				child_orphan_dies(server);
-				close(AFL_CTL_FD);
-				close(AFL_ST_FD);
+				ukcov__real_close(AFL_CTL_FD);
+				ukcov__real_close(AFL_ST_FD);
 				return;
 			}
 		} else {
@@ -806,6 +806,18 @@ static void fs_serve(void)
 		if (fs_write((uint32_t)status) != 0)
 			_exit(1);
 	}
+}
+
+/* The server's SIGCHLD at its default, whatever the program chose, so
+ * that waitpid sees the children (libc's, not the runtime's own wrapper). */
+static void set_sigchld_default(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	sigemptyset(&sa.sa_mask);
+	ukcov__real_sigaction(SIGCHLD, &sa, NULL);
 }
 
 UKCOV_EXPORT void ukcov_afl_start(int flags)
@@ -825,9 +837,7 @@ UKCOV_EXPORT void ukcov_afl_start(int flags)
 		if (use_shm)
 			afl.shm_input = ukcov__afl_shm("__AFL_SHM_FUZZ_ID",
 						       AFL_SHM_INPUT_MAX + 4);
-		/* The server sets SIGCHLD to its default, so that waitpid
-		 * sees the children whatever the program chose. */
-		signal(SIGCHLD, SIG_DFL);
+		set_sigchld_default();
 		fs_serve();
 	}
 	child_begin();
@@ -883,6 +893,11 @@ UKCOV_EXPORT int __afl_persistent_loop(unsigned int max)
 	return 0;
 }
 
+static const struct ukcov_create_hook afl_create_hook = {
+	.claims = afl_follows,
+	.create = afl_thread_create,
+};
+
 /* After the runtime's constructor (101): its thread state is ready. */
 __attribute__((constructor(102))) static void afl_init(void)
 {
@@ -890,7 +905,10 @@ __attribute__((constructor(102))) static void afl_init(void)
 		return;
 	afl.map_bits = map_bits_for(count_points());
 	afl.map = ukcov__afl_shm("__AFL_SHM_ID", 1u << afl.map_bits);
-	if (!afl.map || afl.deferred)
+	if (!afl.map)
+		return;
+	ukcov__follow_set_create_hook(&afl_create_hook);
+	if (afl.deferred)
 		return;
 	ukcov_afl_start(0);
 }

@@ -208,6 +208,14 @@ static void *follow_thread_start(void *p)
 	return s.fn(s.arg);
 }
 
+/* [a] set once, before the threads it concerns start. */
+static const struct ukcov_create_hook *create_hook;
+
+void ukcov__follow_set_create_hook(const struct ukcov_create_hook *h)
+{
+	__atomic_store_n(&create_hook, h, __ATOMIC_RELEASE);
+}
+
 /* pthread_create through next (libc's), wrapped only when the thread
  * must follow or inherits a remote common handle; otherwise libc's,
  * untouched. */
@@ -219,9 +227,11 @@ int ukcov__thread_create(pthread_t *th, const pthread_attr_t *attr,
 	int rc;
 
 	int follows = follow.active || ukcov__tree_follows_threads();
+	const struct ukcov_create_hook *h =
+		__atomic_load_n(&create_hook, __ATOMIC_ACQUIRE);
 
-	if (ukcov__afl_follows())
-		return ukcov__afl_thread_create(th, attr, fn, arg, next);
+	if (h && h->claims())
+		return h->create(th, attr, fn, arg, next);
 	if ((!follows && !__ukcov_thread.common_handle) ||
 	    !(s = malloc(sizeof(*s))))
 		return next(th, attr, fn, arg);

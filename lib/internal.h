@@ -525,11 +525,19 @@ typedef int (*ukcov_pthread_create_fn)(pthread_t *, const pthread_attr_t *,
 int ukcov__thread_create(pthread_t *th, const pthread_attr_t *attr,
 			 void *(*fn)(void *), void *arg,
 			 ukcov_pthread_create_fn next);
-/* lib/afl.c: a thread the input starts under AFL++ records too. */
-int ukcov__afl_follows(void);
-int ukcov__afl_thread_create(pthread_t *th, const pthread_attr_t *attr,
-			     void *(*fn)(void *), void *arg,
-			     ukcov_pthread_create_fn next);
+/*
+ * A thread-start hook of a higher layer: lib/afl.c installs its own when
+ * it attaches AFL++'s map, so that a thread the input starts records
+ * too.  claims() says whether this pthread_create is the hook's; then
+ * create() starts the thread.  follow.c calls it before its own rules.
+ */
+struct ukcov_create_hook {
+	int (*claims)(void);
+	int (*create)(pthread_t *th, const pthread_attr_t *attr,
+		      void *(*fn)(void *), void *arg,
+		      ukcov_pthread_create_fn next);
+};
+void ukcov__follow_set_create_hook(const struct ukcov_create_hook *h);
 /* ld --wrap=pthread_create's name (static_wrap.c, and follow.c for a
  * dynamic link with pkg-config --static's flags). */
 int __wrap_pthread_create(pthread_t *th,	/* NOLINT(bugprone-reserved-identifier) */
