@@ -122,7 +122,7 @@ for b in $BUILDS; do
 	check_ok "$b" || status=1
 	"$U" lcov all.dump >"$W/$b.info" 2>lcov.err || { echo "$b: ukcov lcov: $(cat lcov.err)" >&2; status=1; continue; }
 	name=$b.report
-	seconds "$U" report -o "$W/$b.html" all.dump >report.log 2>&1 || status=1
+	seconds "$U" report -o "$W/$b.report" all.dump >report.log 2>&1 || status=1
 	unset UKCOV_CC
 	case $opt in
 	-O0) req=fn_file_ran=100,fn_line=99,line_share=94,line_agree=99.5 ;;

@@ -187,7 +187,7 @@ agree() {
 
 # report_time NAME: ukcov report -o DIR of the suite's dump, under 1 s.
 report_time() {
-	ms "$U" report -o "$1.html" "$1/all.dump" >"$1.report.log" 2>&1 3>"$1.rms"
+	ms "$U" report -o "$1.report" "$1/all.dump" >"$1.report.log" 2>&1 3>"$1.rms"
 	rc=$?
 	t=$(cat "$1.rms")
 	[ $rc = 0 ] && [ "$t" -lt 1000 ] && ok "$1: ukcov report of the suite in $t ms" ||
