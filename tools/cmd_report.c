@@ -126,6 +126,7 @@ static int with_built_report(struct options *o,
 		msg_error("missing inputs (see ukcov --help)");
 		return EXIT_USAGE;
 	}
+	o->model = true;
 	r = load_symbolized(o, &sc, &strs);
 	if (!r) {
 		report_build(&sc, &rep);

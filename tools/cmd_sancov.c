@@ -14,6 +14,7 @@
 #include "dump.h"
 #include "elfpoints.h"
 #include "printer.h"
+#include "report.h"
 
 static int need_args(const struct options *o, int min, const char *what)
 {
@@ -384,6 +385,8 @@ static void view_stats(const struct symcov *sc, struct strbuf *sb)
 	sb_printf(sb, "all-edges: %zu\ncov-edges: %zu\nall-functions: %zu\n"
 		  "cov-functions: %zu\n", st.all_points, st.cov_points,
 		  st.all_fns, st.cov_fns);
+	if (sc->model)
+		report_print_totals(sc, sb);
 }
 
 int cmd_covered_functions(struct options *o)
@@ -398,6 +401,8 @@ int cmd_not_covered_functions(struct options *o)
 
 int cmd_stats(struct options *o)
 {
+	/* sancov -print-coverage-stats prints its four lines only. */
+	o->model = !o->sancov_spelling;
 	return with_symbolized(o, view_stats);
 }
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "elfpoints.h"
+#include "lines.h"
 #include "sha1.h"
 #include "symbolize.h"
 
@@ -239,6 +240,44 @@ static void build(struct builder *b, const struct pcvec *pts,
 	symcov_finish(b->sc);
 }
 
+/* ---- the source model (lines.h) ---- */
+
+static const char *model_file(void *arg, const char *raw)
+{
+	return normalized(arg, raw);
+}
+
+/* Files and functions the ignorelists exclude stay out of the model, as
+ * their points stay out of the symcov. */
+static bool model_keep(void *arg, const char *file, const char *func)
+{
+	const struct cov_opts *o = ((struct builder *)arg)->o;
+
+	return !ignorelist_match(o->dflt, "src", file) &&
+	       !ignorelist_match(o->user, "src", file) &&
+	       !(func && (ignorelist_match(o->dflt, "fun", func) ||
+			  ignorelist_match(o->user, "fun", func)));
+}
+
+/* The model of one binary; without one (no DWARF, a machine whose code
+ * is not decoded) the report keeps the point model. */
+static void build_model(struct builder *b, struct sym_module *m,
+			const char *binary, const struct pcvec *pts,
+			const struct pcvec *covered)
+{
+	struct sm_hooks h = { model_file, model_keep, b };
+	struct srcmodel *sm = xcalloc(1, sizeof(*sm));
+
+	if (srcmodel_build(m, pts, covered, &h, sm) < 0) {
+		free(sm);
+		return;
+	}
+	if (sm->truncated)
+		msg_warn("%s: its DWARF claims the same code many times over: "
+			 "its lines and functions are incomplete", binary);
+	b->sc->model = sm;
+}
+
 /* Finding the points (a disassembly), hashing the file and opening the
  * symbolizer (a DWARF index) are independent: do them on three threads. */
 struct points_job {
@@ -320,6 +359,8 @@ int symcov_from_binary(const char *binary, const struct pcvec *covered,
 		msg_warn("%s", sym_missing_debug(m));
 	symbolize_points(m, &job.pts, &fr);
 	build(&b, &job.pts, covered, &fr);
+	if (o->model)
+		build_model(&b, m, binary, &job.pts, covered);
 	sym_close(m);
 	free(fr.f);
 	free(fr.first);
@@ -384,6 +425,22 @@ static void copy_locs(struct symcov *out, const struct symcov *src,
 	}
 }
 
+static const char *intern(void *arg, const char *s)
+{
+	return strtab_add(arg, s);
+}
+
+/* The union of the inputs' source models, if every input has one. */
+static void union_models(struct symcov **in, size_t n, struct symcov *out)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!in[i]->model)
+			return;
+	out->model = xcalloc(1, sizeof(*out->model));
+	for (size_t i = 0; i < n; i++)
+		srcmodel_append(out->model, in[i]->model, intern, out->strs);
+}
+
 void symcov_union(struct symcov **in, size_t n, struct symcov *out)
 {
 	const char *hash = n ? common_hash(in, n) : "";
@@ -419,6 +476,7 @@ void symcov_union(struct symcov **in, size_t n, struct symcov *out)
 	}
 	free(qp);
 	symcov_finish(out);
+	union_models(in, n, out);
 }
 
 /* ---- function lists and stats (sancov computeFunctions & co.) ---- */

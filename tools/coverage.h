@@ -16,6 +16,7 @@ struct cov_opts {
 	struct ignorelist *user;	/* -ignorelist= */
 	const char *strip_prefix;	/* applied once (sancov: twice) */
 	bool need_hash;		/* SHA-1 the binary ("binary-hash") */
+	bool model;		/* also build the source model (lines.h) */
 };
 
 /*

@@ -17,6 +17,8 @@
 
 #include <ukcov/kcov.h>
 
+#include "lines.h"
+
 /* One (file, function, line, point) fact; sorted to build the report. */
 struct fact {
 	const char *file, *func;
@@ -76,6 +78,26 @@ static void *grow(void *v, size_t *cap, size_t n, size_t sz)
 		return v;
 	*cap = *cap ? 2 * *cap : 16;
 	return xrealloc(v, *cap * sz);
+}
+
+/* The file named path (interned or not), by binary search; files are
+ * sorted by strcmp. */
+struct rep_file *report_file(const struct report *r, const char *path)
+{
+	size_t lo = 0, hi = r->nfiles;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(r->files[mid].path, path);
+
+		if (!c)
+			return &r->files[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
 }
 
 static struct rep_file *file_for(struct report *r, const char *path)
@@ -150,48 +172,193 @@ static void build_functions(struct report *r, struct fact *f, size_t n)
 	}
 }
 
-static int cmp_fact_point(const void *a, const void *b)
+/* Points per file: each point counts once, in the file of its first
+ * location (its line-table row), so the files' points add up to the
+ * total. */
+static void count_file_points(struct report *r, const struct symcov *sc)
 {
-	const struct fact *x = a, *y = b;
+	for (size_t p = 0; p < sc->npoints; p++) {
+		const struct sc_point *pt = &sc->points[p];
+		struct rep_file *f;
+
+		if (!pt->n)
+			continue;
+		f = report_file(r, sc->locs[pt->first].file);
+		if (!f)
+			continue;
+		f->points++;
+		f->points_hit += symcov_is_covered(sc, pt->id);
+	}
+}
+
+/* ---- from the source model (lines.h) ---- */
+
+static int cmp_str(const void *a, const void *b);
+
+static int cmp_sm_line(const void *a, const void *b)
+{
+	const struct sm_line *x = a, *y = b;
 	int c = x->file == y->file ? 0 : strcmp(x->file, y->file);
 
 	if (c)
 		return c;
-	return x->point < y->point ? -1 : x->point > y->point;
+	return x->line < y->line ? -1 : x->line > y->line;
 }
 
-/* Points per file: a point counts once in each file it has a location
- * in (inlined code puts one point in several files). */
-static void count_file_points(struct report *r, struct fact *f, size_t n)
+static int cmp_sm_fn(const void *a, const void *b)
 {
-	size_t fi = 0;
+	const struct sm_fn *x = a, *y = b;
+	int c = x->file == y->file ? 0 : strcmp(x->file, y->file);
 
-	qsort(f, n, sizeof(*f), cmp_fact_point);
-	for (size_t i = 0; i < n; i++) {
-		if (i && f[i - 1].file == f[i].file &&
-		    f[i - 1].point == f[i].point)
-			continue;
-		while (fi < r->nfiles &&
-		       strcmp(r->files[fi].path, f[i].file) != 0)
-			fi++;
-		if (fi == r->nfiles)
-			break;
-		r->files[fi].points++;
-		r->files[fi].points_hit += f[i].covered;
+	if (c)
+		return c;
+	if ((c = x->name == y->name ? 0 : strcmp(x->name, y->name)))
+		return c;
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+/* Every file: of the model (lines, functions, line tables) and of the
+ * points, sorted by strcmp, each once. */
+static void model_files(struct report *r, const struct symcov *sc,
+			const struct srcmodel *sm)
+{
+	size_t n = 0, cap = sm->nfiles + sm->nlines + sm->nfns + sc->npoints;
+	const char **v = xmalloc((cap + 1) * sizeof(*v));
+
+	for (size_t i = 0; i < sm->nfiles; i++)
+		v[n++] = sm->files[i];
+	for (size_t i = 0; i < sm->nlines; i++)
+		if (!i || sm->lines[i - 1].file != sm->lines[i].file)
+			v[n++] = sm->lines[i].file;
+	for (size_t i = 0; i < sm->nfns; i++)
+		v[n++] = sm->fns[i].file;
+	for (size_t p = 0; p < sc->npoints; p++)
+		if (sc->points[p].n)
+			v[n++] = sc->locs[sc->points[p].first].file;
+	qsort(v, n, sizeof(*v), cmp_str);
+	for (size_t i = 0; i < n; i++)
+		if (!i || strcmp(v[i - 1], v[i]) != 0)
+			file_for(r, v[i]);
+	free(v);
+}
+
+/* A line is covered if a block holding it ran (in any binary), not
+ * covered if every block holding it is known not to have run; where none
+ * ran and one is of unknown state it is not reported. */
+static void model_line(struct rep_file *f, const struct sm_line *l, size_t n)
+{
+	struct rep_line rl = { l[0].line, 0, 0 };
+	uint32_t unknown = 0;
+
+	for (size_t k = 0; k < n; k++) {
+		rl.points += l[k].blocks;
+		rl.covered += l[k].ran;
+		unknown += l[k].unknown;
 	}
+	if (!rl.points || (unknown && !rl.covered))
+		return;
+	f->lines = grow(f->lines, &f->caplines, f->nlines, sizeof(*f->lines));
+	f->lines[f->nlines++] = rl;
+	f->lines_hit += rl.covered > 0;
+}
+
+static void model_lines(struct report *r, struct sm_line *l, size_t n)
+{
+	qsort(l, n, sizeof(*l), cmp_sm_line);
+	for (size_t i = 0, j; i < n; i = j) {
+		struct rep_file *f = report_file(r, l[i].file);
+
+		for (j = i + 1; j < n && !cmp_sm_line(&l[i], &l[j]); j++)
+			;
+		if (f)
+			model_line(f, &l[i], j - i);
+	}
+}
+
+static void model_fns(struct report *r, struct sm_fn *fn, size_t n)
+{
+	qsort(fn, n, sizeof(*fn), cmp_sm_fn);
+	for (size_t i = 0; i < n; i++) {
+		struct rep_file *f = report_file(r, fn[i].file);
+		struct rep_fn *rf;
+
+		if (!f)
+			continue;
+		if (!f->nfns || f->fns[f->nfns - 1].name != fn[i].name ||
+		    f->fns[f->nfns - 1].line != fn[i].line) {
+			f->fns = grow(f->fns, &f->capfns, f->nfns,
+				      sizeof(*f->fns));
+			f->fns[f->nfns++] = (struct rep_fn){ fn[i].name,
+							     fn[i].line, 0, 0 };
+		}
+		rf = &f->fns[f->nfns - 1];
+		if (!rf->covered && fn[i].ran)
+			f->fns_hit++;
+		rf->points += fn[i].blocks;
+		rf->covered += fn[i].ran;
+	}
+}
+
+/* The model's arrays are sorted in place: copies, the symcov is const. */
+static void build_from_model(struct report *r, const struct symcov *sc)
+{
+	const struct srcmodel *sm = sc->model;
+	struct sm_line *l = xmalloc((sm->nlines + 1) * sizeof(*l));
+	struct sm_fn *fn = xmalloc((sm->nfns + 1) * sizeof(*fn));
+
+	memcpy(l, sm->lines, sm->nlines * sizeof(*l));
+	memcpy(fn, sm->fns, sm->nfns * sizeof(*fn));
+	r->blocks = true;
+	model_files(r, sc, sm);
+	model_lines(r, l, sm->nlines);
+	model_fns(r, fn, sm->nfns);
+	free(l);
+	free(fn);
 }
 
 void report_build(const struct symcov *sc, struct report *r)
 {
-	size_t n;
-	struct fact *f = collect_facts(sc, &n);
-
 	memset(r, 0, sizeof(*r));
-	build_lines(r, f, n);
-	build_functions(r, f, n);
-	count_file_points(r, f, n);
+	if (sc->model) {
+		build_from_model(r, sc);
+	} else {
+		size_t n;
+		struct fact *f = collect_facts(sc, &n);
+
+		build_lines(r, f, n);
+		build_functions(r, f, n);
+		free(f);
+	}
+	count_file_points(r, sc);
 	symcov_stats(sc, &r->totals);
-	free(f);
+}
+
+void report_sums(const struct report *r, struct report_sums *s)
+{
+	memset(s, 0, sizeof(*s));
+	for (size_t i = 0; i < r->nfiles; i++) {
+		const struct rep_file *f = &r->files[i];
+
+		s->lines += f->nlines;
+		s->lines_hit += f->lines_hit;
+		s->fns += f->nfns;
+		s->fns_hit += f->fns_hit;
+		for (size_t k = 0; k < f->nfns; k++)
+			s->fns_no_points += !f->fns[k].points;
+	}
+}
+
+void report_print_totals(const struct symcov *sc, struct strbuf *sb)
+{
+	struct report r;
+	struct report_sums s;
+
+	report_build(sc, &r);
+	report_sums(&r, &s);
+	sb_printf(sb, "all-lines: %zu\ncov-lines: %zu\nall-source-functions: "
+		  "%zu\ncov-source-functions: %zu\nno-points-functions: %zu\n",
+		  s.lines, s.lines_hit, s.fns, s.fns_hit, s.fns_no_points);
+	report_free(&r);
 }
 
 void report_free(struct report *r)
@@ -298,6 +465,40 @@ bool report_no_source(const struct rep_file *f)
 
 /* ---- lcov ---- */
 
+/* A function with no points (no block of known state in any instance)
+ * is left out: lcov has no "unknown", and FNDA:0 would say it never
+ * ran. */
+static bool lcov_listed(const struct report *rep, const struct rep_fn *fn)
+{
+	return !rep->blocks || fn->points;
+}
+
+/* A count for lcov and Cobertura.  Blocks carry no execution counts: a
+ * line or function that ran is 1 (partly covered lines too: lcov has no
+ * partial line); with points, the number of points hit. */
+static uint32_t hits(const struct report *rep, uint32_t covered)
+{
+	return rep->blocks && covered ? 1 : covered;
+}
+
+static void lcov_functions(struct strbuf *sb, const struct report *rep,
+			   const struct rep_file *f)
+{
+	size_t n = 0;
+
+	for (size_t k = 0; k < f->nfns; k++)
+		if (lcov_listed(rep, &f->fns[k]))
+			sb_printf(sb, "FN:%u,%s\n", f->fns[k].line,
+				  f->fns[k].name);
+	for (size_t k = 0; k < f->nfns; k++)
+		if (lcov_listed(rep, &f->fns[k])) {
+			sb_printf(sb, "FNDA:%u,%s\n",
+				  hits(rep, f->fns[k].covered), f->fns[k].name);
+			n++;
+		}
+	sb_printf(sb, "FNF:%zu\nFNH:%u\n", n, f->fns_hit);
+}
+
 int render_lcov(const struct report_opts *o, const struct report *rep,
 		       struct strbuf *sb)
 {
@@ -311,16 +512,10 @@ int render_lcov(const struct report_opts *o, const struct report *rep,
 		sb_printf(sb, "TN:%s\nSF:%s\n", o->test_name ? o->test_name : "",
 			  src);
 		free(src);
-		for (size_t k = 0; k < f->nfns; k++)
-			sb_printf(sb, "FN:%u,%s\n", f->fns[k].line,
-				  f->fns[k].name);
-		for (size_t k = 0; k < f->nfns; k++)
-			sb_printf(sb, "FNDA:%u,%s\n", f->fns[k].covered,
-				  f->fns[k].name);
-		sb_printf(sb, "FNF:%zu\nFNH:%u\n", f->nfns, f->fns_hit);
+		lcov_functions(sb, rep, f);
 		for (size_t k = 0; k < f->nlines; k++)
 			sb_printf(sb, "DA:%u,%u\n", f->lines[k].line,
-				  f->lines[k].covered);
+				  hits(rep, f->lines[k].covered));
 		sb_printf(sb, "LF:%zu\nLH:%u\nend_of_record\n", f->nlines,
 			  f->lines_hit);
 	}
@@ -397,8 +592,8 @@ size_t report_common_dir(const struct report *rep)
 	return n;
 }
 
-static void cobertura_class(struct strbuf *sb, const struct rep_file *f,
-			    size_t root)
+static void cobertura_class(struct strbuf *sb, const struct report *rep,
+			    const struct rep_file *f, size_t root)
 {
 	const char *rel = f->path + root, *base = path_basename(f->path);
 
@@ -416,13 +611,13 @@ static void cobertura_class(struct strbuf *sb, const struct rep_file *f,
 			  "branch-rate=\"0.0\" complexity=\"0.0\"><lines>"
 			  "<line number=\"%u\" hits=\"%u\"/></lines></method>\n",
 			  rate(f->fns[k].covered, f->fns[k].points),
-			  f->fns[k].line, f->fns[k].covered);
+			  f->fns[k].line, hits(rep, f->fns[k].covered));
 	}
 	sb_puts(sb, "          </methods>\n          <lines>\n");
 	for (size_t k = 0; k < f->nlines; k++)
 		sb_printf(sb, "            <line number=\"%u\" hits=\"%u\" "
 			  "branch=\"false\"/>\n", f->lines[k].line,
-			  f->lines[k].covered);
+			  hits(rep, f->lines[k].covered));
 	sb_puts(sb, "          </lines>\n        </class>\n");
 }
 
@@ -463,7 +658,7 @@ int render_cobertura(const struct report_opts *o,
 		  rate(hit, valid));
 	for (size_t i = 0; i < rep->nfiles; i++)
 		if (!report_no_source(&rep->files[i]))
-			cobertura_class(sb, &rep->files[i], root);
+			cobertura_class(sb, rep, &rep->files[i], root);
 	sb_puts(sb, "      </classes>\n    </package>\n  </packages>\n"
 		"</coverage>\n");
 	return 0;

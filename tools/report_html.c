@@ -17,22 +17,16 @@ static const char style[] =
 	"border-bottom:1px solid #ddd;text-align:left}"
 	"td.n{text-align:right}pre{line-height:1.25}"
 	".covered{background:#7f7}.notcovered{background:#f77}"
-	".mixed{background:#ff7}.ln{color:#888}";
+	".mixed{background:#ff7}.ln{color:#888}.nopoints{color:#777}";
 
 static void summary_row(struct strbuf *sb, size_t i, const struct rep_file *f)
 {
-	uint32_t pts = 0, cov = 0;
-
-	for (size_t k = 0; k < f->nlines; k++) {
-		pts += f->lines[k].points;
-		cov += f->lines[k].covered;
-	}
 	sb_printf(sb, "<tr><td><a href=\"#f%zu\">", i);
 	put_escaped(sb, f->path);
 	sb_printf(sb, "</a></td><td class=n>%.1f%%</td><td class=n>%u/%zu"
 		  "</td><td class=n>%u/%zu</td><td class=n>%u/%u</td></tr>\n",
 		  100.0 * rate(f->lines_hit, f->nlines), f->lines_hit,
-		  f->nlines, f->fns_hit, f->nfns, cov, pts);
+		  f->nlines, f->fns_hit, f->nfns, f->points_hit, f->points);
 }
 
 static void function_table(struct strbuf *sb, const struct rep_file *f)
@@ -43,12 +37,17 @@ static void function_table(struct strbuf *sb, const struct rep_file *f)
 		const struct rep_fn *fn = &f->fns[k];
 
 		sb_printf(sb, "<tr class=\"%s\"><td>",
-			  !fn->covered		      ? "notcovered"
+			  !fn->points		      ? "nopoints"
+			  : !fn->covered	      ? "notcovered"
 			  : fn->covered == fn->points ? "covered"
 						      : "mixed");
 		put_escaped(sb, fn->name);
-		sb_printf(sb, "</td><td class=n>%u</td><td class=n>%u/%u</td>"
-			  "</tr>\n", fn->line, fn->covered, fn->points);
+		sb_printf(sb, "</td><td class=n>%u</td>", fn->line);
+		if (fn->points)
+			sb_printf(sb, "<td class=n>%u/%u</td></tr>\n",
+				  fn->covered, fn->points);
+		else	/* no block of known state: not "never ran" */
+			sb_puts(sb, "<td class=n>no points</td></tr>\n");
 	}
 	sb_puts(sb, "</table>\n");
 }
@@ -141,11 +140,13 @@ int render_html_page(const struct report_opts *o, const struct report *rep,
 	put_escaped(sb, title);
 	sb_printf(sb, "</title><style>%s</style></head><body>\n<h1>", style);
 	put_escaped(sb, title);
-	sb_printf(sb, "</h1>\n<p>ukcov %s. Lines: covered lines / lines with "
-		  "coverage points. Points: covered / all coverage points "
-		  "located on the file's lines.</p>\n<table><tr><th>file</th>"
+	sb_printf(sb, "</h1>\n<p>ukcov %s. Lines: covered lines / %s. "
+		  "Points: covered / all coverage points located on the "
+		  "file's lines.</p>\n<table><tr><th>file</th>"
 		  "<th>lines</th><th></th><th>functions</th><th>points</th>"
-		  "</tr>\n", UKCOV_VERSION_STRING);
+		  "</tr>\n", UKCOV_VERSION_STRING,
+		  rep->blocks ? "lines in basic blocks known to have run or not"
+			      : "lines with coverage points");
 	for (size_t i = 0; i < rep->nfiles; i++)
 		if (!report_no_source(&rep->files[i]))
 			summary_row(sb, i, &rep->files[i]);

@@ -50,6 +50,7 @@ static const char site_style[] =
 	"pre.src>span{display:inline-block;min-width:100%}"
 	"pre.src .h{color:#555}pre.src a.nx{color:#c00;font-weight:bold}"
 	".c{background:#cfc}.p{background:#ffc}.u{background:#fcc}"
+	".np{color:#777}"
 	"footer{color:#555;font-size:.85em;border-top:1px solid #ccc;"
 	"margin-top:1em}footer ul{margin:.2em 0}"
 	".note{background:#ffe;border:1px solid #cc9;padding:.4em}";
@@ -171,7 +172,16 @@ static void page_head(struct strbuf *sb, const struct report_opts *o,
 }
 
 /* Every page names its inputs, the date and the ukcov version. */
-static void page_foot(struct strbuf *sb, const struct report_opts *o)
+#define POINTS_NOTE "Lines: lines with coverage points, covered if one " \
+	"of their points was hit."
+#define BLOCKS_NOTE "Lines: lines of code in basic blocks known to have " \
+	"run or not (hit/all: blocks that ran / blocks), covered if one ran, " \
+	"partly covered if some did.  Functions: where they are defined, " \
+	"ran if one of their copies (inlined ones too) holds a block that " \
+	"ran; \"no points\" when none holds a block known to have run or not."
+
+static void page_foot(struct strbuf *sb, const struct report_opts *o,
+		      bool blocks)
 {
 	sb_puts(sb, "<footer>Inputs:<ul>\n");
 	for (size_t i = 0; i < o->ninputs; i++) {
@@ -181,10 +191,10 @@ static void page_foot(struct strbuf *sb, const struct report_opts *o)
 	}
 	sb_puts(sb, "</ul>Generated ");
 	put_date(sb, o->date);
-	sb_printf(sb, " by ukcov %s.  Lines: lines with coverage points, "
-		  "covered if one of their points was hit.  Points: "
-		  "SanitizerCoverage points (edges or blocks).</footer>\n%s"
-		  "</body></html>\n", UKCOV_VERSION_STRING, site_script);
+	sb_printf(sb, " by ukcov %s.  %s  Points: SanitizerCoverage points "
+		  "(edges or blocks).</footer>\n%s</body></html>\n",
+		  UKCOV_VERSION_STRING, blocks ? BLOCKS_NOTE : POINTS_NOTE,
+		  site_script);
 }
 
 /* ---- the site's page list ---- */
@@ -356,10 +366,12 @@ static void render_index(const struct report_opts *o,
 	for (size_t i = 0; i < rep->nfiles; i++)
 		if (!report_no_source(&rep->files[i]))
 			counts_add(&c, &rep->files[i]);
-	/* Functions and points as `ukcov stats` counts them (points
-	 * without debug info and inlined copies included). */
-	c.fns = rep->totals.all_fns;
-	c.fns_hit = rep->totals.cov_fns;
+	/* Without blocks, functions as `ukcov stats` counts them
+	 * (points without debug info and inlined copies included). */
+	if (!rep->blocks) {
+		c.fns = rep->totals.all_fns;
+		c.fns_hit = rep->totals.cov_fns;
+	}
 	c.points = rep->totals.all_points;
 	c.points_hit = rep->totals.cov_points;
 	page_head(&sb, o, "", NULL);
@@ -378,7 +390,7 @@ static void render_index(const struct report_opts *o,
 	dirs_table(&sb, rep, root);
 	files_table(&sb, rep, root, names);
 	sb_puts(&sb, "</main>\n");
-	page_foot(&sb, o);
+	page_foot(&sb, o, rep->blocks);
 	finish_page(add_page(s, xstrdup("index.html")), &sb);
 }
 
@@ -389,14 +401,17 @@ static const char *line_class(const struct rep_line *l)
 	return !l->covered ? "u" : l->covered == l->points ? "c" : "p";
 }
 
-static void function_table(struct strbuf *sb, const struct rep_file *f)
+static void function_table(struct strbuf *sb, const struct rep_file *f,
+			   bool blocks)
 {
-	sb_puts(sb, "<h2>Functions</h2>\n<table class=sortable><thead><tr>"
-		"<th>function</th><th class=n>line</th><th class=n>points hit"
-		"</th></tr></thead><tbody>\n");
+	sb_printf(sb, "<h2>Functions</h2>\n<table class=sortable><thead><tr>"
+		  "<th>function</th><th class=n>line</th><th class=n>%s"
+		  "</th></tr></thead><tbody>\n",
+		  blocks ? "blocks ran" : "points hit");
 	for (size_t k = 0; k < f->nfns; k++) {
 		const struct rep_fn *fn = &f->fns[k];
-		const char *cls = !fn->covered		   ? "u"
+		const char *cls = !fn->points		   ? "np"
+				  : !fn->covered	   ? "u"
 				  : fn->covered == fn->points ? "c"
 							     : "p";
 
@@ -413,7 +428,10 @@ static void function_table(struct strbuf *sb, const struct rep_file *f)
 				  fn->line, fn->line);
 		else
 			sb_puts(sb, "</a></td><td class=n data-v=0>-</td>");
-		fraction_cell(sb, fn->covered, fn->points);
+		if (fn->points)
+			fraction_cell(sb, fn->covered, fn->points);
+		else	/* no block of known state: not "never ran" */
+			sb_puts(sb, "<td class=n data-v=-1>no points</td>");
 		sb_puts(sb, "</tr>\n");
 	}
 	sb_puts(sb, "</tbody></table>\n");
@@ -513,6 +531,7 @@ static void lines_without_source(struct strbuf *sb, const struct rep_file *f,
 
 /* Returns how the source text was looked for. */
 static enum source_verdict render_file(const struct report_opts *o,
+				       const struct report *rep,
 				       const struct rep_file *f, size_t root,
 				       char *name, struct site *s)
 {
@@ -534,13 +553,13 @@ static enum source_verdict render_file(const struct report_opts *o,
 		sb_printf(&sb, "<p>%zu uncovered region%s: <a href=\"#u1\">"
 			  "first</a>, then &#9660; jumps to the next.</p>\n",
 			  nregions, nregions > 1 ? "s" : "");
-	function_table(&sb, f);
+	function_table(&sb, f, rep->blocks);
 	if (v == SOURCE_READ)
 		annotated_source(&sb, f, text, len);
 	else
 		lines_without_source(&sb, f, src, why);
 	sb_puts(&sb, "</main>\n");
-	page_foot(&sb, o);
+	page_foot(&sb, o, rep->blocks);
 	finish_page(add_page(s, name), &sb);
 	free(src);
 	free(text);
@@ -570,7 +589,7 @@ void site_build(const struct report_opts *o, const struct report *rep,
 
 		if (!names[i])
 			continue;
-		v = render_file(o, &rep->files[i], root, names[i], s);
+		v = render_file(o, rep, &rep->files[i], root, names[i], s);
 		s->missing_sources += v != SOURCE_READ;
 		s->refused_sources += v == SOURCE_REFUSED;
 	}

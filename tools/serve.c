@@ -417,6 +417,7 @@ static int build_site(struct options *o, struct watch *w,
 	struct options oo = *o;
 	int r;
 
+	oo.model = true;
 	oo.args = watch_inputs(w, &oo.nargs);
 	if (w->ndirs && oo.nargs == (int)w->nfixed) {
 		waiting_site(w, gen, s);

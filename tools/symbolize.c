@@ -7,7 +7,7 @@
  * even for addresses no CU covers, so a line is reported only for
  * addresses inside an indexed function or a CU that dwarf_haspc confirms.
  */
-#include "symbolize.h"
+#include "symbolize_dw.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -546,4 +546,28 @@ void sym_close(struct sym_module *m)
 	free(m->inl.ranges);
 	free(m->missing);
 	free(m);
+}
+
+/* ---- for the block model (lines.c) ---- */
+
+Dwarf *sym_dwarf(struct sym_module *m, Dwarf_Addr *bias)
+{
+	*bias = m->bias;
+	return m->dw;
+}
+
+Dwfl_Module *sym_dwfl_module(struct sym_module *m)
+{
+	return m->mod;
+}
+
+const char *sym_die_name(struct sym_module *m, Dwarf_Die *die)
+{
+	return die_func_name(m, die);
+}
+
+const char *sym_file_name(struct sym_module *m, Dwarf_Die *cu,
+			  const char *raw)
+{
+	return absolute_file(m, cu, raw);
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "lines.h"
 
 void symcov_init(struct symcov *sc, struct strtab *strs)
 {
@@ -21,6 +22,10 @@ void symcov_free(struct symcov *sc)
 	free(sc->covered);
 	free(sc->points);
 	free(sc->locs);
+	if (sc->model) {
+		srcmodel_free(sc->model);
+		free(sc->model);
+	}
 	memset(sc, 0, sizeof(*sc));
 }
 

@@ -9,6 +9,8 @@
 #include "util.h"
 #include "strtab.h"
 
+struct srcmodel;
+
 struct sc_loc {
 	const char *file, *func;	/* interned */
 	uint32_t line, col;
@@ -28,6 +30,9 @@ struct symcov {
 	size_t npoints, cappoints;
 	struct sc_loc *locs;
 	size_t nlocs, caplocs;
+	/* Lines and functions from basic blocks and DWARF (lines.h), when
+	 * asked for and every input has one; NULL: the point model. */
+	struct srcmodel *model;
 };
 
 void symcov_init(struct symcov *sc, struct strtab *strs);

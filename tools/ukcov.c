@@ -295,6 +295,7 @@ static int parse_args(int argc, char **argv, struct options *o,
 		}
 		if (c) {
 			*cmd = c;
+			o->sancov_spelling = a[0] == '-';
 		} else if (a[0] == '-' && a[1]) {
 			if ((r = parse_option(o, argc, argv, &i)))
 				return r;
@@ -327,6 +328,7 @@ static int make_cov_opts(const struct options *o, struct cov_opts *co)
 	co->skip_dead = o->skip_dead;
 	co->strip_prefix = o->strip_prefix;
 	co->need_hash = o->need_hash;
+	co->model = o->model;
 	co->dflt = o->default_ignorelist ? ignorelist_default() : NULL;
 	if (o->ignorelist && !(co->user = ignorelist_load(o->ignorelist))) {
 		ignorelist_free(co->dflt);

@@ -29,6 +29,10 @@ struct options {
 	const char *port;		/* serve: TCP port */
 	const char *bind;		/* serve: listening address */
 	bool need_hash;			/* output shows the binary's SHA-1 */
+	bool sancov_spelling;		/* the command was named the sancov
+					 * way (-print-coverage-stats) */
+	bool model;			/* lines and functions from basic
+					 * blocks and DWARF (lines.h) */
 	char **args;			/* positional arguments */
 	int nargs;
 };

@@ -95,21 +95,40 @@ for v in "gcc dump:g1.dump prog_gcc" "clang dump:c1.dump prog_clang" \
 	same "index totals == ukcov stats ($name)" "$(fn_points "$got")" "$want"
 done
 
-# One file page, read from the DOM, against a count from the .symcov.
+# One file page, read from the DOM: its lines and functions against the
+# lcov tracefile's record of the file (the same block model), its points
+# against a count from the .symcov.
+# lcov_numbers SUFFIX INPUTS...: "lines LH LF functions FNH FNF" of the
+# record whose SF: ends in SUFFIX.
+lcov_numbers() {
+	local suf=$1
+	shift
+	"$U" lcov "$@" 2>/dev/null | awk -F: -v s="$suf" '
+		/^SF:/ {on = substr($2, length($2) - length(s) + 1) == s}
+		on && /^(LH|LF|FNH|FNF):/ {v[$1] = $2}
+		END {print "lines", v["LH"], v["LF"], "functions", v["FNH"], v["FNF"]}'
+}
+# page_numbers PAGE SUFFIX SYMCOV INPUTS...: what the page must show.
+page_numbers() {
+	local page=$1 suf=$2 sc=$3
+	shift 3
+	echo "$(lcov_numbers "$suf" "$@") $("$NUM" symcov "$sc" "$suf" | cut -d' ' -f7-)"
+}
 "$U" symbolize g1.dump prog_gcc >g1.symcov
 page=$(ls r-gcc-dump/f/*-main.c.html)
-same "file page numbers == the .symcov's for main.c (gcc)" \
-	"$(dom_numbers "file://$T/$page")" "$("$NUM" symcov g1.symcov src/main.c)"
+same "file page numbers == lcov's and the .symcov's for main.c (gcc)" \
+	"$(dom_numbers "file://$T/$page")" "$(page_numbers "$page" src/main.c g1.symcov g1.dump prog_gcc)"
 "$U" symbolize c1.dump prog_clang >c1.symcov
 page=$(ls r-clang-dump/f/*-lib.c.html)
-same "file page numbers == the .symcov's for lib.c (clang)" \
-	"$(dom_numbers "file://$T/$page")" "$("$NUM" symcov c1.symcov src/lib.c)"
+same "file page numbers == lcov's and the .symcov's for lib.c (clang)" \
+	"$(dom_numbers "file://$T/$page")" "$(page_numbers "$page" src/lib.c c1.symcov c1.dump prog_clang)"
 # An optimized build (helper() inlined into foo()).
 clang -g -O2 -fsanitize-coverage=trace-pc-guard -fsanitize=address src/main.c src/lib.c -o prog_o2
 mkdir -p cov_o2 && ASAN_OPTIONS=coverage=1:coverage_dir=cov_o2:detect_leaks=0 ./prog_o2 5 >/dev/null 2>&1
 "$U" symbolize prog_o2 cov_o2/*.sancov >o2.symcov && "$U" report -o r-o2 prog_o2 cov_o2/*.sancov 2>/dev/null
-same "optimized build: file page numbers == the .symcov's (clang -O2)" \
-	"$("$NUM" dom "$(ls r-o2/f/*-main.c.html)")" "$("$NUM" symcov o2.symcov src/main.c)"
+same "optimized build: file page numbers == lcov's and the .symcov's (clang -O2)" \
+	"$("$NUM" dom "$(ls r-o2/f/*-main.c.html)")" \
+	"$(page_numbers "$(ls r-o2/f/*-main.c.html)" src/main.c o2.symcov prog_o2 cov_o2/*.sancov)"
 same "index lines == the lcov tracefile's LH/LF sums" "$("$NUM" dom r-gcc-dump/index.html | cut -d' ' -f1-3)" \
 	"$("$U" lcov g1.dump prog_gcc | awk -F: '/^LH:/{h+=$2} /^LF:/{a+=$2} END {print "lines", h, a}')"
 
@@ -121,9 +140,12 @@ pos_d=$(grep -bo 'Directories' r-gcc-dump/index.html | cut -d: -f1)
 [ -n "$pos_t" ] && [ -n "$pos_d" ] && [ "$pos_t" -lt "$pos_d" ] && ok "index: totals first" || bad "index: totals first" "$pos_t $pos_d"
 check "file page: uncovered regions chained u1 -> u2 -> ... -> top" "$NUM" regions "$(ls r-gcc-dump/f/*-main.c.html)"
 page=$(ls r-gcc-dump/f/*-main.c.html)
-grep -q '<a href="#L22">never_called</a>' "$page" && grep -q '<span class=u><a id=L22 href="#L22">' "$page" &&
-	grep -q '<span class=h>   0/2   </span>' "$page" && grep -q '<span class=c><a id=L31 ' "$page" &&
-	ok "file page: function table links to its lines; points per line and hits" || bad "file page annotations" "$page"
+# never_called() is defined at line 20; its "return 42;" on line 22 is
+# held by three blocks (gcc -O0 gives it two points, each ending a
+# block, and the code after the second), none ran.
+grep -q '<a href="#L20">never_called</a>' "$page" && grep -q '<span class=u><a id=L22 href="#L22">' "$page" &&
+	grep -q '<span class=h>   0/3   </span>' "$page" && grep -q '<span class=c><a id=L31 ' "$page" &&
+	ok "file page: function table links to its definition; blocks per line and ran" || bad "file page annotations" "$page"
 bid=$(readelf -n prog_gcc | awk '/Build ID/{print $3}')
 n=0; for p in r-gcc-dump/index.html r-gcc-dump/f/*.html; do
 	grep -q "binary prog_gcc, build-id $bid" "$p" && grep -q "dump g1.dump: " "$p" &&
@@ -154,7 +176,7 @@ expect "missing sources: a warning, pages that say so" 0 \
 	"ukcov: warning: 2 source files not found; their pages say so (--source-root DIR, --strip-path-prefix P)" \
 	"$U" report --strip-path-prefix="$T/" --source-root /nonexistent -o r-missing g1.dump prog_gcc
 grep -q 'Source not available: <code>/nonexistent/src/main.c</code> (No such file or directory' r-missing/f/*-main.c.html &&
-	grep -q '<a id=L22 href="#L22">    22</a> <span class=h>   0/2   </span>' r-missing/f/*-main.c.html &&
+	grep -q '<a id=L22 href="#L22">    22</a> <span class=h>   0/3   </span>' r-missing/f/*-main.c.html &&
 	ok "missing source page keeps the lines and counts" || bad "missing source page" "not as expected"
 strip --strip-debug -o prog_nodebug prog_gcc	# same build-id: g1.dump matches
 "$U" report -o r-nodebug g1.dump prog_nodebug 2>"$T/nd.err"
