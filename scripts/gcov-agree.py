@@ -18,6 +18,9 @@ Figures (issue 17's targets; percentages of exact counts):
   fn_file_ran   functions of either side, matched by (file, name), on
                 which both say the same file and the same ran/never ran;
                 a function one side does not report disagrees
+  fn_contra     functions both report on which one says ran and the
+                other never ran (a count: the contradictions among the
+                disagreements of fn_file_ran, without the absent ones)
   fn_line       functions both report whose definition line (FN:) is
                 gcov's
   line_share    gcov's instrumented lines (DA:) that ukcov reports too
@@ -29,7 +32,7 @@ Figures (issue 17's targets; percentages of exact counts):
 --show-diff N lists up to N disagreements of each kind, "file:line"
 with both verdicts, for whoever debugs ukcov's model.  --require fails
 (exit status 1, one "FAIL" line per figure) when a percentage is below
-its VALUE or a count (hot_never, hot_absent) above it; otherwise the
+its VALUE or a count (fn_contra, hot_never, hot_absent) above it; otherwise the
 exit status is 0.  A tracefile that cannot be read or parsed is an
 error (exit status 2) with one line saying where.
 
@@ -42,7 +45,7 @@ import os
 import sys
 
 PERCENTS = ("fn_file_ran", "fn_line", "line_share", "line_agree")
-COUNTS = ("hot_never", "hot_absent")
+COUNTS = ("fn_contra", "hot_never", "hot_absent")
 
 
 class TraceError(Exception):
@@ -259,6 +262,7 @@ class Comparison:
             return None if b == 0 else 100.0 * a / b
         return {
             "fn_file_ran": share(n["fn_agree"], n["fn_all"]),
+            "fn_contra": n["fn_both"] - n["fn_agree"],
             "fn_line": share(n["fn_line_eq"], n["fn_both"]),
             "line_share": share(n["ln_both"], n["ln_gcov"]),
             "line_agree": share(n["ln_agree"], n["ln_both"]),
@@ -275,6 +279,8 @@ def print_text(cmp):
     n, f = cmp.n, cmp.figures()
     print("fn_file_ran %s (%d of %d functions agree on file and ran)"
           % (fmt(f["fn_file_ran"]), n["fn_agree"], n["fn_all"]))
+    print("fn_contra %d (of %d functions both report, one says ran, "
+          "the other never ran)" % (f["fn_contra"], n["fn_both"]))
     print("fn_line %s (%d of %d functions both report)"
           % (fmt(f["fn_line"]), n["fn_line_eq"], n["fn_both"]))
     print("line_share %s (%d of gcov's %d lines)"

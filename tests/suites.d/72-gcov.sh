@@ -82,6 +82,7 @@ end_of_record
 EOF
 cat >want <<'EOF'
 fn_file_ran 50.00% (2 of 4 functions agree on file and ran)
+fn_contra 1 (of 3 functions both report, one says ran, the other never ran)
 fn_line 66.67% (2 of 3 functions both report)
 line_share 83.33% (5 of gcov's 6 lines)
 line_agree 80.00% (4 of 5 lines both report)
@@ -202,6 +203,10 @@ report_time() {
 }
 
 O0="fn_file_ran=100,fn_line=99,line_share=94,line_agree=99.5"
+# clang emits no coverage point in a function whose one block ends in a
+# noreturn call (minigzip's error()), so ukcov cannot list it: at clang
+# -O0 a function may be absent, but none may contradict gcov.
+O0_CLANG="fn_contra=0,fn_line=99,line_share=94,line_agree=99.5"
 for b in "gcc-O0 gcc -O0" "gcc-O2 gcc -O2" "clang-O0 clang -O0"; do
 	set -- $b
 	command -v "$2" >/dev/null || { bad "$1" "no $2"; continue; }
@@ -210,8 +215,9 @@ for b in "gcc-O0 gcc -O0" "gcc-O2 gcc -O2" "clang-O0 clang -O0"; do
 		continue
 	fi
 	ok "$1: zlib make check under ukcov run ($(cat "$1.ms") ms; gcov's $(cat gcov.ms) ms)"
-	case $3 in
-	-O0) agree "$1" "$O0" ;;
+	case $2$3 in
+	clang-O0) agree "$1" "$O0_CLANG" ;;
+	*-O0) agree "$1" "$O0" ;;
 	*) agree "$1" "line_agree=98,hot_never=0" ;;
 	esac
 	report_time "$1"
