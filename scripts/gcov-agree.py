@@ -25,6 +25,8 @@ Figures (issue 17's targets; percentages of exact counts):
                 gcov's
   line_share    gcov's instrumented lines (DA:) that ukcov reports too
   line_agree    lines both report on which both say hit or both not hit
+  line_extra    ukcov's lines that gcov does not instrument (a count,
+                printed: lines ukcov may colour wrongly)
   hot_never     functions gcov counts more than --hot calls (1000) for
                 that ukcov reports as never run (hot_absent: that ukcov
                 does not report at all, printed, not a target)
@@ -32,7 +34,8 @@ Figures (issue 17's targets; percentages of exact counts):
 --show-diff N lists up to N disagreements of each kind, "file:line"
 with both verdicts, for whoever debugs ukcov's model.  --require fails
 (exit status 1, one "FAIL" line per figure) when a percentage is below
-its VALUE or a count (fn_contra, hot_never, hot_absent) above it; otherwise the
+its VALUE or a count (fn_contra, line_extra, hot_never, hot_absent)
+above it; otherwise the
 exit status is 0.  A tracefile that cannot be read or parsed is an
 error (exit status 2) with one line saying where.
 
@@ -45,7 +48,7 @@ import os
 import sys
 
 PERCENTS = ("fn_file_ran", "fn_line", "line_share", "line_agree")
-COUNTS = ("fn_contra", "hot_never", "hot_absent")
+COUNTS = ("fn_contra", "line_extra", "hot_never", "hot_absent")
 
 
 class TraceError(Exception):
@@ -181,10 +184,12 @@ class Comparison:
     def __init__(self, gcov, ukcov, hot):
         self.n = dict.fromkeys(("fn_all", "fn_agree", "fn_both",
                                 "fn_line_eq", "ln_gcov", "ln_both",
-                                "ln_agree", "hot", "hot_never",
+                                "ln_agree", "ln_extra", "hot",
+                                "hot_never",
                                 "hot_absent"), 0)
         self.diffs = {k: [] for k in ("fn_missing", "fn_extra", "fn_ran",
                                       "fn_line", "line_missing",
+                                      "line_extra",
                                       "line_hit", "hot_never")}
         g2u = match_files(gcov, ukcov)
         for g, gsf in sorted(gcov.items()):
@@ -195,6 +200,7 @@ class Comparison:
         for u, usf in sorted(ukcov.items()):
             if u not in mapped:
                 self.functions(SourceFile(u), usf, hot)
+                self.lines(SourceFile(u), usf)
 
     def functions(self, gsf, usf, hot):
         path = gsf.path or usf.path
@@ -251,6 +257,10 @@ class Comparison:
             else:
                 self.note("line_hit", gsf.path, line, None,
                           verdict(g), verdict(u))
+        for line in sorted(set(usf.lines) - set(gsf.lines)):
+            self.n["ln_extra"] += 1
+            self.note("line_extra", gsf.path or usf.path, line, None,
+                      "absent", verdict(usf.lines[line]))
 
     def note(self, kind, path, line, name, gcov, ukcov):
         self.diffs[kind].append((path, line, name, gcov, ukcov))
@@ -266,6 +276,7 @@ class Comparison:
             "fn_line": share(n["fn_line_eq"], n["fn_both"]),
             "line_share": share(n["ln_both"], n["ln_gcov"]),
             "line_agree": share(n["ln_agree"], n["ln_both"]),
+            "line_extra": n["ln_extra"],
             "hot_never": n["hot_never"],
             "hot_absent": n["hot_absent"],
         }
@@ -287,6 +298,8 @@ def print_text(cmp):
           % (fmt(f["line_share"]), n["ln_both"], n["ln_gcov"]))
     print("line_agree %s (%d of %d lines both report)"
           % (fmt(f["line_agree"]), n["ln_agree"], n["ln_both"]))
+    print("line_extra %d (ukcov's lines gcov does not instrument)"
+          % f["line_extra"])
     print("hot_never %d (of %d functions gcov counts over the hot limit; "
           "%d absent from ukcov)" % (f["hot_never"], n["hot"],
                                     f["hot_absent"]))

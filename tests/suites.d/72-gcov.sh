@@ -86,6 +86,7 @@ fn_contra 1 (of 3 functions both report, one says ran, the other never ran)
 fn_line 66.67% (2 of 3 functions both report)
 line_share 83.33% (5 of gcov's 6 lines)
 line_agree 80.00% (4 of 5 lines both report)
+line_extra 2 (ukcov's lines gcov does not instrument)
 hot_never 1 (of 1 functions gcov counts over the hot limit; 0 absent from ukcov)
 EOF
 $AGREE g.info u.info >got 2>&1
@@ -99,6 +100,7 @@ grep -qx '  /g/src/a.c:10 f gcov=line 10 ukcov=line 11' got &&
 grep -qx '  /g/src/a.c:12 gcov=hit(1) ukcov=not-hit' got &&
 grep -qx '  /g/src/a.c:10 f gcov=ran(2001) ukcov=never-ran' got &&
 grep -qx 'line_missing: 1' got &&
+grep -qx '  /u/lib/a.c:10 gcov=absent ukcov=hit(1)' got &&
 	ok "gcov-agree: --show-diff lists each disagreement" ||
 	bad "gcov-agree: --show-diff" "$(tr '\n' '|' <got)"
 
