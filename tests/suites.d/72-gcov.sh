@@ -161,20 +161,19 @@ fi
 cd "$T" || exit 1
 
 # ukcov_build NAME COMPILER CFLAGS: zlib with ukcov-cc, make check under
-# ukcov run, its tracefile in NAME.info, the dump in NAME/all.dump.
-ukcov_build() {
-	cp -r "$zsrc" "$1" && cd "$1" || return 1
+# ukcov run, its tracefile in NAME.info, the dump in NAME/all.dump; on
+# failure the logs' last lines.  A subshell: the cd stays in it.
+ukcov_build() (
+	cp -r "$zsrc" "$1" && cd "$1" || exit 1
 	if CC=$CCW UKCOV_CC=$2 CFLAGS=$3 ./configure >conf.log 2>&1 &&
 	   UKCOV_CC=$2 make -j2 >build.log 2>&1 &&
 	   ms "$U" run -o all.dump -- make check >check.log 2>check.err 3>"$T/$1.ms" &&
 	   "$U" lcov all.dump >"$T/$1.info" 2>lcov.err; then
-		cd "$T"
-		return 0
+		exit 0
 	fi
-	echo "$(tail -3 build.log check.err lcov.err 2>/dev/null | tr '\n' ' ')"
-	cd "$T"
-	return 1
-}
+	tail -3 build.log check.err lcov.err 2>/dev/null | tr '\n' ' '
+	exit 1
+)
 
 # agree NAME TARGETS: the figures on the ok line, FAIL lines otherwise.
 agree() {
