@@ -125,8 +125,12 @@ for b in $BUILDS; do
 	/usr/bin/time -f '%e s wall, %U+%S s CPU' -o "$W/$b.report.time" \
 		"$U" report -o "$W/$b.report" all.dump >report.log 2>&1 || status=1
 	unset UKCOV_CC
-	case $opt in
-	-O0) req=fn_file_ran=100,fn_line=99,line_share=94,line_agree=99.5 ;;
+	# As tests/suites.d/72-gcov.sh: clang leaves some functions without
+	# a point (unused statics, a die() whose block ends in exit), so
+	# there none may contradict gcov rather than all agree.
+	case $b in
+	clang-O0) req=fn_contra=0,fn_line=99,line_share=94,line_agree=99.5 ;;
+	*-O0) req=fn_file_ran=100,fn_line=99,line_share=94,line_agree=99.5 ;;
 	*) req=line_agree=98,hot_never=0 ;;
 	esac
 	echo "== $b: make check $(cat "$W/$b.time") s under ukcov run" \
