@@ -983,3 +983,11 @@ CALLBACK void __sanitizer_cov_trace_pc_indir(uintptr_t callee)
 		return;
 	__ukcov_sancov_indir_pair(RET_IP() - 1, callee);
 }
+
+/* The PC and guard callbacks as the program's code calls them (the
+ * copy linked into the executable), for lib/afl.c to count the calls:
+ * the runtime names this table, never a callback. */
+UKCOV_EXPORT const struct ukcov_point_callbacks __ukcov_point_callbacks = {
+	.trace_pc = __sanitizer_cov_trace_pc,
+	.trace_pc_guard = __sanitizer_cov_trace_pc_guard,
+};

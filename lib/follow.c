@@ -219,6 +219,8 @@ int ukcov__thread_create(pthread_t *th, const pthread_attr_t *attr,
 
 	int follows = follow.active || ukcov__tree_follows_threads();
 
+	if (ukcov__afl_follows())
+		return ukcov__afl_thread_create(th, attr, fn, arg, next);
 	if ((!follows && !__ukcov_thread.common_handle) ||
 	    !(s = malloc(sizeof(*s))))
 		return next(th, attr, fn, arg);

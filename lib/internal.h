@@ -347,6 +347,14 @@ extern const char ukcov__runtime_anchor;
 /* Defined in callbacks.c, named by the -lukcov linker script. */
 extern const char __ukcov_callbacks __attribute__((visibility("default")));
 
+/* The coverage callbacks the program calls (callbacks.c, lib/afl.c). */
+struct ukcov_point_callbacks {
+	void (*trace_pc)(void);
+	void (*trace_pc_guard)(uint32_t *guard);
+};
+extern const struct ukcov_point_callbacks __ukcov_point_callbacks
+	__attribute__((visibility("default")));
+
 /* ---- thread.c ---- */
 extern pthread_mutex_t ukcov__proc_lock;
 pid_t ukcov__gettid(void);
@@ -476,6 +484,11 @@ typedef int (*ukcov_pthread_create_fn)(pthread_t *, const pthread_attr_t *,
 int ukcov__thread_create(pthread_t *th, const pthread_attr_t *attr,
 			 void *(*fn)(void *), void *arg,
 			 ukcov_pthread_create_fn next);
+/* lib/afl.c: a thread the input starts under AFL++ records too. */
+int ukcov__afl_follows(void);
+int ukcov__afl_thread_create(pthread_t *th, const pthread_attr_t *attr,
+			     void *(*fn)(void *), void *arg,
+			     ukcov_pthread_create_fn next);
 /* ld --wrap=pthread_create's name (static_wrap.c, and follow.c for a
  * dynamic link with pkg-config --static's flags). */
 int __wrap_pthread_create(pthread_t *th,	/* NOLINT(bugprone-reserved-identifier) */
@@ -576,6 +589,12 @@ void ukcov__nb_drops(const struct ukcov_cb *cb, uint64_t **drops,
 		     uint64_t **drops_read);
 void ukcov__nb_exec_prepare(void);
 void ukcov__nb_exec_failed(void);
+
+/* ---- fuzz_exec.c: the executor of "ukcov fuzz" ----
+ * Exported for drivers' main, but no API: __ukcov_, as the other
+ * entries that only generated or driver code calls (libukcov.map). */
+UKCOV_EXPORT int __ukcov_fuzz_serve(int (*test_one)(const uint8_t *,
+						   size_t));
 
 /* ---- modules.c (the tool's module table) ---- */
 void ukcov__modules_snapshot(void);

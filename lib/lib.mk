@@ -10,16 +10,23 @@
 # state they read lives in libukcov.so and is reached with initial-exec
 # TLS (no __tls_get_addr).  See docs/DESIGN.md.
 
-LIB_SRCS  := $(filter-out lib/callbacks.c,$(wildcard lib/*.c))
+# afl_driver.c (main for LLVMFuzzerTestOneInput) is libukcov_fuzzer.a;
+# afl_mark.c goes into the executable (libukcov_cb.a, libukcov.a).
+LIB_SRCS  := $(filter-out lib/callbacks.c lib/afl_driver.c lib/afl_mark.c,\
+		$(wildcard lib/*.c))
 LIB_OBJS  := $(patsubst lib/%.c,$(B)/lib/%.o,$(LIB_SRCS))
 # follow.c interposes pthread_create only in the shared runtime;
 # static_wrap.c (--wrap=pthread_create) is for libukcov.a only.
+# afl_rtn_static.c is afl_rtn.c for libukcov.a (__real_memcmp...).
 SO_OBJS   := $(patsubst $(B)/lib/follow.o,$(B)/lib/follow-shared.o,\
-		$(filter-out $(B)/lib/static_wrap.o,$(LIB_OBJS)))
+		$(filter-out $(B)/lib/static_wrap.o $(B)/lib/afl_rtn_static.o,\
+		$(LIB_OBJS)))
+A_OBJS    := $(filter-out $(B)/lib/afl_rtn.o,$(LIB_OBJS)) $(B)/lib/afl_mark.o
 CB_OBJS   := $(B)/lib/callbacks.o
 LIB_HDRS  := $(wildcard include/ukcov/*.h include/ukcov/*/*.h lib/*.h)
 
-lib: $(B)/libukcov.a $(B)/libukcov_cb.a $(B)/libukcov.so $(B)/pkgconfig/ukcov.pc
+lib: $(B)/libukcov.a $(B)/libukcov_cb.a $(B)/libukcov.so $(B)/pkgconfig/ukcov.pc \
+	$(B)/libukcov_fuzzer.a
 
 $(B)/lib/%.o: lib/%.c $(LIB_HDRS) | $(B)
 	@mkdir -p $(dir $@)
@@ -37,14 +44,18 @@ $(B)/lib/callbacks.o: lib/callbacks.c $(LIB_HDRS) | $(B)
 	@mkdir -p $(dir $@)
 	$(CC) $(LIB_CFLAGS) $(CB_CFLAGS) -c $< -o $@
 
-$(B)/libukcov.a: $(LIB_OBJS) $(CB_OBJS)
+$(B)/libukcov.a: $(A_OBJS) $(CB_OBJS)
 	rm -f $@ && ar rcs $@ $^
 
 $(B)/lib/callbacks-only.o: lib/callbacks.c $(LIB_HDRS) | $(B)
 	@mkdir -p $(dir $@)
 	$(CC) $(LIB_CFLAGS) $(CB_CFLAGS) -DUKCOV_CALLBACKS_ONLY -c $< -o $@
 
-$(B)/libukcov_cb.a: $(B)/lib/callbacks-only.o
+$(B)/libukcov_cb.a: $(B)/lib/callbacks-only.o $(B)/lib/afl_mark.o
+	rm -f $@ && ar rcs $@ $^
+
+# The libFuzzer-style main that `ukcov-cc -fsanitize=fuzzer` links.
+$(B)/libukcov_fuzzer.a: $(B)/lib/afl_driver.o
 	rm -f $@ && ar rcs $@ $^
 
 $(B)/lib/follow-shared.o: lib/follow.c $(LIB_HDRS) | $(B)
@@ -61,6 +72,10 @@ $(B)/libukcov.so.$(SOMAJOR): $(B)/libukcov.so.$(VERSION)
 
 $(B)/libukcov.so: $(B)/libukcov.so.$(SOMAJOR) $(B)/libukcov_cb.a lib/gen-ldscript.sh
 	lib/gen-ldscript.sh $(TOP)/$(B) > $@
+
+# The driver is installed beside libukcov.so: ukcov-cc finds it there.
+install-extra::
+	$(INSTALL) -m 644 $(B)/libukcov_fuzzer.a $(DESTDIR)$(LIBDIR)/
 
 # An in-tree pkg-config file, so tests and examples build the way users do.
 $(B)/pkgconfig/ukcov.pc: lib/ukcov.pc.in | $(B)

@@ -1,6 +1,7 @@
 # man/man.mk -- the library's and the device's manual pages (mdoc).
 #
-#   make man-lint   mandoc -Tlint -Wall on man/*.3, *.4, *.7: silent, or fails
+#   make man-lint   mandoc -Tlint -Wall on man/ukcov-fuzz.1, *.3, *.4, *.7:
+#                   silent, or fails
 #   make install    installs them too (install-extra:: install-man)
 #
 # mandoc checks every .Xr: a page in its base manpath (/usr/share/man,
@@ -13,6 +14,7 @@
 # fails, "referenced manual not found" included: a dead reference for
 # users too (mmap(2) and friends come with Debian's manpages-dev).
 
+MAN1_PAGES   := man/ukcov-fuzz.1
 MAN3_PAGES   := $(wildcard man/*.3)
 MAN4_PAGES   := $(wildcard man/*.4)
 MAN7_PAGES   := $(wildcard man/*.7)
@@ -27,13 +29,14 @@ man-lint:
 	@rm -rf $(MAN_LINT_DIR) && mkdir -p $(MAN_LINT_DIR)
 	@for p in $(wildcard man/*.[1-9]); do ln -s $(TOP)/$$p $(MAN_LINT_DIR)/; done
 	@cd $(MAN_LINT_DIR) && \
-	out=$$(mandoc -Tlint -Wall $(addprefix $(TOP)/,$(MAN3_PAGES) $(MAN4_PAGES) $(MAN7_PAGES)) 2>&1 | \
+	out=$$(mandoc -Tlint -Wall $(addprefix $(TOP)/,$(MAN1_PAGES) $(MAN3_PAGES) $(MAN4_PAGES) $(MAN7_PAGES)) 2>&1 | \
 	    grep -v '^mandoc: outdated mandoc.db lacks [^ ]* entry, run makewhatis '); \
 	if [ -n "$$out" ]; then echo "$$out" >&2; exit 1; fi
 
 install-extra:: install-man
 install-man:
-	$(INSTALL) -d $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man4 $(DESTDIR)$(MANDIR)/man7
+	$(INSTALL) -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man4 $(DESTDIR)$(MANDIR)/man7
+	$(INSTALL) -m 644 $(MAN1_PAGES) $(DESTDIR)$(MANDIR)/man1/
 	$(INSTALL) -m 644 $(MAN3_PAGES) $(DESTDIR)$(MANDIR)/man3/
 	$(INSTALL) -m 644 $(MAN4_PAGES) $(DESTDIR)$(MANDIR)/man4/
 	$(INSTALL) -m 644 $(MAN7_PAGES) $(DESTDIR)$(MANDIR)/man7/

@@ -55,9 +55,12 @@ check() {
     fail=$((fail + nbad))
 }
 
-# lib/: the shared runtime's objects (lib/lib.mk SO_OBJS + callbacks.o).
-sed -n '/global:/,/local:/p' lib/libukcov.map | sed 's|/\*.*\*/||' \
-    | tr ' ;\t' '\n\n\n' | grep -E '^[A-Za-z_][A-Za-z0-9_]*$' >"$W/lib.allowed"
+# lib/: the shared runtime's objects (lib/lib.mk SO_OBJS + callbacks.o),
+# and what goes into the executable: afl_mark.o's string (named by
+# ukcov-cc's -u) and the driver's main (libukcov_fuzzer.a).
+{ sed -n '/global:/,/local:/p' lib/libukcov.map | sed 's|/\*.*\*/||' \
+    | tr ' ;\t' '\n\n\n' | grep -E '^[A-Za-z_][A-Za-z0-9_]*$'
+  printf '%s\n' __ukcov_afl_mark main; } >"$W/lib.allowed"
 check lib "$W/lib.allowed" $(ls "$B"/lib/*.o | grep -v -E '/(follow|callbacks-only)\.o$')
 
 # tools/: ukcov's objects; main, and what the fuzz harnesses and the

@@ -102,11 +102,18 @@ static bool ignored(const struct cov_opts *o, const char *file,
 	       ignorelist_match(o->user, "src", file);
 }
 
+/*
+ * sancov's skip-dead-files drops the points of files where nothing ran.
+ * The source model (reports, `ukcov stats`) lists every file, so it keeps
+ * their points too: a file at 0% shows how many points it has, and the
+ * point totals are the same whichever files a run happened to reach.
+ */
 static bool is_dead(struct builder *b, const char *raw_file)
 {
 	const void *v;
 
-	return b->o->skip_dead && !ptrmap_get(&b->live, raw_file, &v);
+	return b->o->skip_dead && !b->o->model &&
+	       !ptrmap_get(&b->live, raw_file, &v);
 }
 
 static bool has_loc(const struct symcov *sc, const struct sc_loc *l)

@@ -81,8 +81,9 @@ static void *grow(void *v, size_t *cap, size_t n, size_t sz)
 }
 
 /* The file named path (interned or not), by binary search; files are
- * sorted by strcmp. */
-struct rep_file *report_file(const struct report *r, const char *path)
+ * sorted by strcmp; NULL if there is none. */
+static struct rep_file *report_file(const struct report *r,
+				    const char *path)
 {
 	size_t lo = 0, hi = r->nfiles;
 
@@ -333,7 +334,13 @@ void report_build(const struct symcov *sc, struct report *r)
 	symcov_stats(sc, &r->totals);
 }
 
-void report_sums(const struct report *r, struct report_sums *s)
+/* The totals of every file of a report: what its index shows. */
+struct report_sums {
+	size_t lines, lines_hit, fns, fns_hit;
+	size_t fns_no_points;	/* functions with no block of known state */
+};
+
+static void report_sums(const struct report *r, struct report_sums *s)
 {
 	memset(s, 0, sizeof(*s));
 	for (size_t i = 0; i < r->nfiles; i++) {

@@ -40,16 +40,8 @@ struct report {
 };
 
 void report_build(const struct symcov *sc, struct report *r);
-/* The file named path, or NULL. */
-struct rep_file *report_file(const struct report *r, const char *path);
 void report_free(struct report *r);
 
-/* The totals of every file of a report: what its index shows. */
-struct report_sums {
-	size_t lines, lines_hit, fns, fns_hit;
-	size_t fns_no_points;	/* functions with no block of known state */
-};
-void report_sums(const struct report *r, struct report_sums *s);
 /* `ukcov stats`' lines for the report's totals (sc has a model). */
 void report_print_totals(const struct symcov *sc, struct strbuf *sb);
 

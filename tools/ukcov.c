@@ -361,6 +361,8 @@ int main(int argc, char **argv)
 	const struct command *cmd = NULL;
 	int r;
 
+	if (argc > 1 && !strcmp(argv[1], "fuzz"))	/* libFuzzer's flags */
+		return cmd_fuzz_main(argc - 1, argv + 1);
 	set_defaults(&o);
 	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
 		if ((r = special_flag(argv[1], argv[i])) >= 0)

@@ -56,6 +56,7 @@ int cmd_cmp(struct options *o);
 int cmd_trace(struct options *o);
 int cmd_run(struct options *o);
 int cmd_serve(struct options *o);
+int cmd_fuzz_main(int argc, char **argv);
 void serve_usage(FILE *f);
 
 /*

@@ -97,6 +97,104 @@ static char *coverage_flag(int cmp, int guard)
 		   : "-fsanitize-coverage=trace-pc";
 }
 
+/* ---- AFL++ and libFuzzer-style harnesses (docs/DESIGN.md, "AFL++") ---- */
+
+/* The routines whose operands CmpLog logs (lib/afl_rtn.c): calls stay
+ * calls (-fno-builtin-NAME, as libFuzzer's clang driver adds them) and
+ * reach libukcov's __wrap_NAME (--wrap=NAME). */
+static const char *const afl_routines[] = {
+	"memcmp", "bcmp", "strcmp", "strncmp", "strcasecmp", "strncasecmp",
+	"strstr", "memmem",
+};
+#define AFL_NROUTINES (sizeof(afl_routines) / sizeof(*afl_routines))
+/* Arguments the AFL parts add at most. */
+#define AFL_MAX_ARGS (2 * AFL_NROUTINES + 4)
+
+enum { AFL_FUZZER_NONE, AFL_FUZZER_NO_LINK, AFL_FUZZER_LINK };
+
+/* arg (-fsanitize=LIST) without fuzzer and fuzzer-no-link, which would
+ * pull libFuzzer's runtime into a clang link (gcc has neither); NULL
+ * when nothing is left.  *fuzzer says which one was there. */
+static char *afl_strip_fuzzer(const char *arg, int *fuzzer)
+{
+	const char *list = arg + strlen("-fsanitize=");
+	char *out = join("-fsanitize=", ""), *copy = join(list, ""), *save;
+	int kept = 0;
+
+	for (char *t = strtok_r(copy, ",", &save); t;
+	     t = strtok_r(NULL, ",", &save)) {
+		char *o = out;
+
+		if (!strcmp(t, "fuzzer")) {
+			*fuzzer = AFL_FUZZER_LINK;
+			continue;
+		}
+		if (!strcmp(t, "fuzzer-no-link")) {
+			if (*fuzzer == AFL_FUZZER_NONE)
+				*fuzzer = AFL_FUZZER_NO_LINK;
+			continue;
+		}
+		out = join(o, kept++ ? "," : "");
+		free(o);
+		o = out;
+		out = join(o, t);
+		free(o);
+	}
+	free(copy);
+	if (!kept) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+/* argv without the fuzzer sanitizers (afl_strip_fuzzer); the new argc.
+ * *afl: a fuzzing build (-fsanitize=fuzzer or $UKCOV_AFL=1), which
+ * gets trace-cmp for CmpLog and the routines' wrappers. */
+static int afl_filter_args(int argc, char **argv, int *fuzzer, int *afl)
+{
+	const char *env = getenv("UKCOV_AFL");
+	int out = 1;
+
+	for (int i = 1; i < argc; i++) {
+		char *a = argv[i];
+
+		if (!strncmp(a, "-fsanitize=", 11) && strstr(a, "fuzzer"))
+			a = afl_strip_fuzzer(a, fuzzer);
+		if (a)
+			argv[out++] = a;
+	}
+	argv[out] = NULL;
+	*afl = *fuzzer != AFL_FUZZER_NONE || (env && !strcmp(env, "1"));
+	return out;
+}
+
+/* The coverage flag, with trace-cmp for CmpLog in a fuzzing build,
+ * whose calls to the routines stay calls. */
+static int afl_compile_args(char **args, int n, int afl, int cmp, int guard)
+{
+	args[n++] = coverage_flag(afl || cmp, guard);
+	for (size_t i = 0; afl && i < AFL_NROUTINES; i++)
+		args[n++] = join("-fno-builtin-", afl_routines[i]);
+	return n;
+}
+
+/* Link flags: the object that names __AFL_SHM_ID (lib/afl_mark.c), in
+ * every link, since every libukcov program speaks AFL++'s protocol;
+ * the routine wrappers for a CmpLog build; the driver's main for
+ * -fsanitize=fuzzer. */
+static int afl_link_args(char **args, int n, const char *libdir, int afl,
+			 int fuzzer)
+{
+	args[n++] = "-Wl,-u,__ukcov_afl_mark";
+	if (afl)
+		for (size_t i = 0; i < AFL_NROUTINES; i++)
+			args[n++] = join("-Wl,--wrap=", afl_routines[i]);
+	if (fuzzer == AFL_FUZZER_LINK)
+		args[n++] = join(libdir, "/libukcov_fuzzer.a");
+	return n;
+}
+
 int main(int argc, char **argv)
 {
 	const char *cc = is_cxx(argv[0]) ? getenv("UKCOV_CXX")
@@ -104,8 +202,8 @@ int main(int argc, char **argv)
 	const char *cmp = getenv("UKCOV_CMP");
 	const char *guard = getenv("UKCOV_GUARD");
 	char *dir = self_dir(), *libdir, *incdir, *probe;
-	char **args = calloc((size_t)argc + 15, sizeof(*args));
-	int n = 0;
+	char **args = calloc((size_t)argc + 15 + AFL_MAX_ARGS, sizeof(*args));
+	int n = 0, fuzzer = AFL_FUZZER_NONE, afl;
 
 	if (!cc || !*cc)
 		cc = is_cxx(argv[0]) ? "c++" : "cc";
@@ -116,9 +214,10 @@ int main(int argc, char **argv)
 	else					/* installed */
 		libdir = join(dir, "/../lib");
 	free(probe);
+	argc = afl_filter_args(argc, argv, &fuzzer, &afl);
 	args[n++] = (char *)cc;
-	args[n++] = coverage_flag(cmp && !strcmp(cmp, "1"),
-				  guard && !strcmp(guard, "1"));
+	n = afl_compile_args(args, n, afl, cmp && !strcmp(cmp, "1"),
+			     guard && !strcmp(guard, "1"));
 	/* gcc before 14 turns a coverage call that ends a function into a
 	 * tail call (GCC PR 90746; syzkaller issue 4447), and the callback
 	 * then records the caller's return address, which is no coverage
@@ -130,6 +229,7 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc; i++)
 		args[n++] = argv[i];
 	if (links(argc, argv)) {
+		n = afl_link_args(args, n, libdir, afl, fuzzer);
 		args[n++] = join("-L", libdir);
 		args[n++] = join("-Wl,-rpath,", libdir);
 		args[n++] = "-lukcov";

@@ -428,8 +428,8 @@ expect "missing BIN FILE.sancov FILE.sancov: the same points" 0 \
 # A source under a two-character component starting with '.' (".d"): it
 # is not "..", the path stays as compiled (lcov SF:, cobertura <source>,
 # the common directory without its '/').  Its uncovered regions are the
-# maximal runs of uncovered lines with points: u1's; u2's and u3's;
-# line 21 (a function's point is on its '{').
+# maximal runs of uncovered lines: u1's (from its name's line, which
+# takes the state of its entry block as in gcov); u2's and u3's; line 21.
 mkdir -p sub/.d
 cat >sub/.d/r.c <<'EOF'
 int u1(int x)
@@ -466,8 +466,8 @@ if clang -g -O0 -fsanitize-coverage=trace-pc-guard -fsanitize=address "$T/sub/.d
 	expect "cobertura <source>: the sources' directory, no '/'" 0 \
 		"    <source>$T/sub/.d</source>" "" \
 		sh -c '"$0" cobertura rbin rbin.1.sancov | grep "<source>"' "$U"
-	expect "report: the uncovered regions start at lines 2, 10, 21" 0 "L2 u1
-L10 u2
+	expect "report: the uncovered regions start at lines 1, 9, 21" 0 "L1 u1
+L9 u2
 L21 u3" "" sh -c '"$0" report -o rrep rbin rbin.1.sancov &&
 		grep -o "id=L[0-9]* .*id=u[0-9]*" rrep/f/*r.c.html |
 		sed "s/^id=\(L[0-9]*\) .*id=\(u[0-9]*\)$/\1 \2/"' "$U"

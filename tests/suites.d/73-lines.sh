@@ -58,6 +58,17 @@ for b in $BUILDS; do
 	same "$name: cold.c, never run, is 0%" "LH:0" "$(record "$name" cold.c | grep -o 'LH:[0-9]*')"
 done
 
+# ---- the points of cold.c count though nothing in it ran ---------------
+# `missing BIN` lists every point.  sancov's skip-dead-files drops the
+# points of files where nothing ran: only its own spelling does that now.
+all=$("$U" missing gcc-O0 | wc -l)
+same "gcc-O0: stats counts every point, cold.c's included" "all-edges: $all" \
+	"$("$U" stats gcc-O0 gcc-O0.dump | grep '^all-edges')"
+sc=$("$U" -print-coverage-stats gcc-O0 gcc-O0.dump | sed -n 's/^all-edges: //p')
+[ -n "$sc" ] && [ "$sc" -lt "$all" ] &&
+	ok "gcc-O0: -print-coverage-stats skips cold.c's points, as sancov ($sc of $all)" ||
+	bad "gcc-O0: -print-coverage-stats skips dead files" "$sc of $all"
+
 # ---- functions: where they are defined, inlined copies included --------
 # twice() is a static inline function of inl.h (line 5); at -O2 it only
 # exists inlined into main, and it ran.
