@@ -7,7 +7,10 @@ PKGS="gcc make clang-14 llvm-14 clang-tools-14 libclang-rt-14-dev \
 pkgconf binutils libdw-dev libelf-dev libcapstone-dev nettle-dev lcov mandoc manpages-dev time \
 libmicrohttpd-dev chromium curl cppcheck clang-tidy-14 clang-format-14 bear \
 file gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user qemu-user-binfmt \
-afl++"
+afl++ \
+autoconf automake libtool bison flex libonig-dev"
+# (autoconf to libonig-dev: jq 1.6 from its git tarball, for
+# scripts/gcov-agree-jq.sh)
 
 # clang, sancov and friends under their plain names, where only the -14
 # packages are installed (the plain-name metapackages are not needed).

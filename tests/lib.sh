@@ -43,3 +43,20 @@ run_core() {
     pass=$((pass + $1))
     fail=$((fail + $3))
 }
+# zlib_src TOP: print the directory of zlib 1.2.13's sources, the bench
+# workload (bench/fetch.sh): from $BENCH_CACHE, bench/.cache or
+# $B/bench-cache, else fetched into $B/bench-cache when root; prints
+# nothing when none can be had.
+zlib_src() {
+    for zs_d in "${BENCH_CACHE:-/nonexistent}/src" "$1/bench/.cache/src" "$1/$B/bench-cache/src"; do
+        if [ -f "$zs_d/zlib-1.2.13.dfsg/zlib.h" ]; then
+            echo "$zs_d/zlib-1.2.13.dfsg"
+            return
+        fi
+    done
+    if [ "$(id -u)" = 0 ] &&
+        sh "$1/bench/fetch.sh" "$1/$B/bench-cache" >"$T/fetch.log" 2>&1 &&
+        [ -f "$1/$B/bench-cache/src/zlib-1.2.13.dfsg/zlib.h" ]; then
+        echo "$1/$B/bench-cache/src/zlib-1.2.13.dfsg"
+    fi
+}
