@@ -682,20 +682,37 @@ static void print_raw(const struct session *s, struct strbuf *sb)
 	}
 }
 
+/* What the other processes of the tree gave (tree_report collected it). */
+static void tree_note(const struct session *s)
+{
+	const struct tree_stats *t = &s->ts;
+
+	if (t->processes)
+		msg_note("%zu more process%s of its tree: %zu records, %llu "
+			 "dropped", t->processes, t->processes == 1 ? "" : "es",
+			 t->records, (unsigned long long)t->dropped);
+}
+
 static int child_status(const struct session *s, const char *prog,
 			size_t count, const struct pcvec *unknown)
 {
 	int code = WIFEXITED(s->status) ? WEXITSTATUS(s->status)
 					: 128 + WTERMSIG(s->status);
 
+	/* With a tree, say the count is the program's alone: "make ...; 0
+	 * records" read as a failure when its children recorded plenty. */
+	const char *own = s->ts.processes ? " of its own" : "";
+	unsigned long long own_dropped = s->dropped - s->ts.dropped;
+
 	if (WIFSIGNALED(s->status))
-		msg_note("%s killed by signal %d (%s); %zu records, %llu "
+		msg_note("%s killed by signal %d (%s); %zu records%s, %llu "
 			 "dropped", prog, WTERMSIG(s->status),
-			 strsignal(WTERMSIG(s->status)), count,
-			 (unsigned long long)s->dropped);
+			 strsignal(WTERMSIG(s->status)), count, own,
+			 own_dropped);
 	else
-		msg_note("%s exited with status %d; %zu records, %llu dropped",
-			 prog, code, count, (unsigned long long)s->dropped);
+		msg_note("%s exited with status %d; %zu records%s, %llu "
+			 "dropped", prog, code, count, own, own_dropped);
+	tree_note(s);
 	if (s->dropped && s->bitmap)
 		msg_warn("coverage is incomplete: a larger --bitmap (now %llu "
 			 "words) or --size would keep every point",
@@ -835,10 +852,6 @@ static int tree_report(struct session *s, struct dump *d)
 	if (tree_collect(s->tree, s->cmp, d, t) < 0)
 		return EXIT_DATA;
 	s->dropped += t->dropped;
-	if (t->processes)
-		msg_note("%zu more process%s of its tree: %zu records, %llu "
-			 "dropped", t->processes, t->processes == 1 ? "" : "es",
-			 t->records, (unsigned long long)t->dropped);
 	if (t->bad)
 		msg_warn("%zu files of the tree's processes were corrupt or "
 			 "truncated and were skipped", t->bad);
@@ -971,9 +984,9 @@ static int report_run(struct options *o, struct session *s)
 	d.cmp = s->cmp;
 	count = collect_records(s, &d, &unknown);
 	warn_unfollowed(s, count);
-	code = child_status(s, o->args[0], count, &unknown);
 	if (!r && s->follow)
 		r = tree_report(s, &d);
+	code = child_status(s, o->args[0], count, &unknown);
 	if (!r && !count && !s->dropped && !s->remote && !s->ts.records)
 		explain_no_records(s, o->args[0], &d);
 	if (!r) {

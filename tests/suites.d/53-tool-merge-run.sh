@@ -243,7 +243,8 @@ expect_run "run --no-follow: 0 records because the children are not followed" \
 ukcov: warning: 0 records: sh ran no instrumented code itself; its child processes did, but --no-follow traces only the process it starts" \
 	"$U" run --no-follow -o kids.dump -- sh -c './prog 1; ./prog 2'
 "$U" run -o kidsf.dump -- sh -c './prog 1; ./prog 2' >/dev/null 2>kidsf.err
-grep -q 'ukcov: 2 more processes of its tree: [1-9][0-9]* records' kidsf.err &&
+grep -q 'ukcov: sh exited with status 0; 0 records of its own, 0 dropped' kidsf.err &&
+	grep -q 'ukcov: 2 more processes of its tree: [1-9][0-9]* records' kidsf.err &&
 	! grep -q '0 records:' kidsf.err && [ -n "$("$U" print kidsf.dump)" ] &&
 	ok "run: the children a shell starts are followed by default" ||
 	bad "run follows children" "$(tr '\n' ' ' <kidsf.err)"
@@ -251,7 +252,7 @@ grep -q 'ukcov: 2 more processes of its tree: [1-9][0-9]* records' kidsf.err &&
 printf '__attribute__((no_sanitize_coverage)) int main(void) { return 0; }\n' >quiet.c
 UKCOV_CC=gcc "$CCW" quiet.c -o quiet
 expect_run "run: 0 records, and none in the tree" \
-"ukcov: sh exited with status 0; 0 records, 0 dropped
+"ukcov: sh exited with status 0; 0 records of its own, 0 dropped
 ukcov: 1 more process of its tree: 0 records, 0 dropped
 ukcov: warning: 0 records: neither sh nor the 1 processes of its tree that load libukcov ran instrumented code" \
 	"$U" run -o none.dump -- sh -c './quiet'
