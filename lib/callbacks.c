@@ -29,6 +29,7 @@
 #include "internal.h"
 #include "unique_hot.h"
 #include <ukcov/linux/kcov.h>
+#include <ukcov/inline.h>
 #include <ukcov/sancov.h>
 
 #define CALLBACK UKCOV_EXPORT __attribute__((hot))
@@ -982,4 +983,25 @@ CALLBACK void __sanitizer_cov_trace_pc_indir(uintptr_t callee)
 				   __ATOMIC_RELAXED) == 0))
 		return;
 	__ukcov_sancov_indir_pair(RET_IP() - 1, callee);
+}
+
+/*
+ * The recording half of a point instrumented inline by ukcov's compiler
+ * plugins (include/ukcov/inline.h, docs/DESIGN.md "Inline
+ * instrumentation"): the inline code tested the word __sanitizer_cov_trace_pc
+ * tests first and found it non-zero; this is the rest of that callback
+ * with the point's PC for its return address.  Here, beside the
+ * callback, so that both share one definition of a record and the
+ * executable calls it directly (libukcov_cb.a), never through the PLT.
+ */
+_Static_assert(offsetof(struct ukcov_sancov_hot, pc_on) == UKCOV_INLINE_ON_OFS,
+	       "the inline word of include/ukcov/inline.h");
+UKCOV_EXPORT __attribute__((noinline)) void __ukcov_inline_pc_v1(uint64_t pc)
+{
+	uint32_t on = __atomic_load_n(&__ukcov_sancov.pc_on, __ATOMIC_RELAXED);
+
+	if (likely(on == UKCOV_SANCOV_KCOV))
+		kcov_pc(pc);
+	else if (on != 0)
+		trace_pc_process(on, pc);
 }

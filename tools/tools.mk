@@ -47,7 +47,8 @@ install-tool: tools
 FUZZ_PARSERS := sancov symcov dump rawmap elfpoints modules x86len ctlblock
 FUZZ_BINS := $(patsubst %,$(B)/fuzz/fuzz-%,$(FUZZ_PARSERS))
 FUZZ_SRCS := tools/util.c tools/sancov_file.c tools/strtab.c tools/json.c \
-             tools/symcov.c tools/dump.c tools/elfpoints.c tools/x86len.c
+             tools/symcov.c tools/dump.c tools/elfpoints.c tools/pctable.c \
+             tools/x86len.c
 
 $(B)/fuzz/fuzz-%: tests/tool/fuzz/fuzz_%.c $(FUZZ_SRCS) $(TOOL_HDRS) | $(B)
 	@mkdir -p $(dir $@)
