@@ -4,13 +4,14 @@
  *
  * ABI version 1.  A plugin emits, in every instrumented basic block:
  *
- *	pc = the address just after an instruction of the block itself
- *	record pc in the section __ukcov_pcs (docs/FORMATS.md)
- *	if (*(uint32_t *)((char *)&__ukcov_sancov + UKCOV_INLINE_ON_OFS))
- *		__ukcov_inline_pc_v1(pc);
+ *	on = *(uint32_t *)((char *)&__ukcov_sancov + UKCOV_INLINE_ON_OFS);
+ *	L: (an address inside the block, after the load; listed in the
+ *	    section __ukcov_pcs, docs/FORMATS.md)
+ *	if (on)
+ *		__ukcov_inline_pc_v1(L);	(out of line)
  *
  * which has the meaning of a call to __sanitizer_cov_trace_pc() whose
- * return address is pc: the word is the one that callback tests first
+ * return address is L: the word is the one that callback tests first
  * (non-zero while anything in the process may record a PC: a thread
  * traces through a kcov descriptor, coverage=1, coverage_trace_bb=1).
  * The object __ukcov_sancov is named, not the word, so that a copy

@@ -10,20 +10,23 @@
 // shouldInstrumentBlock) gets, instead of a call to
 // __sanitizer_cov_trace_pc, the code of include/ukcov/inline.h (ABI 1):
 //
-//	pc = address after a lea of the block itself; its __ukcov_pcs entry
-//	if (__ukcov_sancov's word at offset 4 != 0)	(the callback's gate)
-//		__ukcov_inline_pc_v1(pc);		(cold, out of line)
+//	on = __ukcov_sancov's word at offset 4	(the callback's gate)
+//	L:					(L in __ukcov_pcs)
+//	if (on != 0)
+//		__ukcov_inline_pc_v1(L);	(cold, out of line)
 //
 // With tracing off that is one load and one not-taken branch per block
 // instead of a call and a return (docs/DESIGN.md, "Inline
-// instrumentation", has the alternatives measured).  The PC is that of
-// the lea in the block's own code, so the tool's point (PC - 1) lies in
-// the block and symbolizes to the line a trace-pc call would have had:
+// instrumentation", has the alternatives measured).  The PC is the end
+// of the load in the block's own code, so the tool's point (PC - 1) lies
+// in the block and symbolizes to the line a trace-pc call would have had:
 // the instrumentation takes the debug location SanitizerCoverage gives
 // its call.
 //
 //===----------------------------------------------------------------------===//
 
+#include "llvm/ADT/Hashing.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/Triple.h"
 #include "llvm/Analysis/PostDominators.h"
 #include "llvm/IR/Dominators.h"
@@ -46,17 +49,29 @@ namespace {
 // (an LTO pre-link pipeline, a plugin given twice) changes nothing.
 const char DoneFlag[] = "ukcov.inline";
 
-// The PC of a point and its table entry in one statement: "1:" ends the
-// lea, so the value is an address inside the block, and the entry is
-// that same label, relocated like SanitizerCoverage's __sancov_pcs.
-// sideeffect: never merged with another block's, hoisted or dropped.
-const char PcAsm[] = "leaq 1f(%rip), $0\n"
-		     "1:\n"
-		     "\t.pushsection " UKCOV_INLINE_PCS_SECTION
-		     ",\"aw\",@progbits\n"
-		     "\t.p2align 3\n"
-		     "\t.quad 1b\n"
-		     "\t.popsection";
+// The gate of a point and its table entry in one statement: the load of
+// the word, then the label that ends it, so the label is an address
+// inside the block (the tool's point, label - 1, is the load's last
+// byte), and the entry is that label, relocated like SanitizerCoverage's
+// __sancov_pcs.  Only the cold path computes the PC, from the label, so
+// that the hot path holds no PC in a register.  sideeffect: never
+// merged with another point's, hoisted or dropped.  The label is
+// module-unique (Instrumenter::labelName); a copy of the statement would
+// define it twice and stop the assembler, never record a wrong PC.
+std::string gateAsm(const std::string &Label)
+{
+	return "movl " + std::to_string(UKCOV_INLINE_ON_OFS) + "($1), $0\n" +
+	       Label + ":\n"
+	       "\t.pushsection " UKCOV_INLINE_PCS_SECTION ",\"aw\",@progbits\n"
+	       "\t.p2align 3\n"
+	       "\t.quad " + Label + "\n"
+	       "\t.popsection";
+}
+
+std::string pcAsm(const std::string &Label)
+{
+	return "leaq " + Label + "(%rip), $0";
+}
 
 bool isFullDominator(const BasicBlock *BB, const DominatorTree &DT)
 {
@@ -133,14 +148,16 @@ public:
 
 private:
 	void injectAtBlock(Function &F, BasicBlock &BB);
+	std::string labelName();
 
 	Module &M;
 	Type *Int32Ty;
 	Type *Int64Ty;
-	InlineAsm *PcAsmFn;
-	Constant *OnWord;
+	Constant *OnObj;
 	FunctionCallee RecordFn;
 	MDNode *Unlikely;
+	std::string LabelPrefix;
+	uint64_t NextLabel = 0;
 };
 
 Instrumenter::Instrumenter(Module &Mod) : M(Mod)
@@ -150,15 +167,9 @@ Instrumenter::Instrumenter(Module &Mod) : M(Mod)
 
 	Int32Ty = Type::getInt32Ty(C);
 	Int64Ty = Type::getInt64Ty(C);
-	PcAsmFn = InlineAsm::get(FunctionType::get(Int64Ty, false), PcAsm,
-				 "=r", /*hasSideEffects=*/true);
-	// The object, not the word (include/ukcov/inline.h): declared as
-	// bytes, read at the ABI's offset.
-	Constant *Obj = M.getOrInsertGlobal(UKCOV_INLINE_ON_SYM, Int8Ty);
-	OnWord = ConstantExpr::getBitCast(
-		ConstantExpr::getInBoundsGetElementPtr(
-			Int8Ty, Obj, ConstantInt::get(Int64Ty, UKCOV_INLINE_ON_OFS)),
-		Int32Ty->getPointerTo());
+	// The object, not the word (include/ukcov/inline.h), declared as
+	// bytes: the gate reads it at the ABI's offset.
+	OnObj = M.getOrInsertGlobal(UKCOV_INLINE_ON_SYM, Int8Ty);
 	RecordFn = M.getOrInsertFunction(
 		UKCOV_INLINE_PC_FN,
 		FunctionType::get(Type::getVoidTy(C), {Int64Ty}, false));
@@ -167,11 +178,22 @@ Instrumenter::Instrumenter(Module &Mod) : M(Mod)
 		Fn->addFnAttr(Attribute::NoUnwind);
 	}
 	Unlikely = MDBuilder(C).createBranchWeights(1, 1 << 20);
+	// Local labels of one object file: modules merged by LTO must not
+	// share them, so the prefix hashes the module's names.
+	LabelPrefix = ".Lukcov_pc_" +
+		      utohexstr(hash_combine(M.getModuleIdentifier(),
+					     M.getSourceFileName())) + "_";
+}
+
+std::string Instrumenter::labelName()
+{
+	return LabelPrefix + std::to_string(NextLabel++);
 }
 
 void Instrumenter::injectAtBlock(Function &F, BasicBlock &BB)
 {
 	BasicBlock::iterator IP = BB.getFirstInsertionPt();
+	std::string Label = labelName();
 	DebugLoc EntryLoc;
 
 	if (&BB == &F.getEntryBlock()) {
@@ -183,15 +205,23 @@ void Instrumenter::injectAtBlock(Function &F, BasicBlock &BB)
 	IRBuilder<> IRB(&*IP);
 	if (EntryLoc)
 		IRB.SetCurrentDebugLocation(EntryLoc);
-	CallInst *Pc = IRB.CreateCall(PcAsmFn, {});
-	Pc->addFnAttr(Attribute::NoUnwind);
-	LoadInst *On = IRB.CreateAlignedLoad(Int32Ty, OnWord, Align(4));
-	On->setAtomic(AtomicOrdering::Monotonic);
+	InlineAsm *Gate = InlineAsm::get(
+		FunctionType::get(Int32Ty, {OnObj->getType()}, false),
+		gateAsm(Label), "=r,r", /*hasSideEffects=*/true);
+	CallInst *On = IRB.CreateCall(Gate, {OnObj});
+	On->addFnAttr(Attribute::NoUnwind);
+	On->addFnAttr(Attribute::NoDuplicate);
 	Value *Cond = IRB.CreateICmpNE(On, ConstantInt::get(Int32Ty, 0));
 	Instruction *Then = SplitBlockAndInsertIfThen(Cond, &*IP, false,
 						      Unlikely);
 	IRBuilder<> Cold(Then);
 	Cold.SetCurrentDebugLocation(IRB.getCurrentDebugLocation());
+	InlineAsm *PcFn = InlineAsm::get(FunctionType::get(Int64Ty, false),
+					 pcAsm(Label), "=r",
+					 /*hasSideEffects=*/true);
+	CallInst *Pc = Cold.CreateCall(PcFn, {});
+	Pc->addFnAttr(Attribute::NoUnwind);
+	Pc->addFnAttr(Attribute::NoDuplicate);
 	Cold.CreateCall(RecordFn, {Pc})->setCannotMerge();
 }
 
