@@ -1,9 +1,11 @@
 /*
  * tools/wrapper.c -- ukcov-cc and ukcov-c++, compiler wrappers in the
  * manner of afl-cc: run the real compiler ($UKCOV_CC / $UKCOV_CXX,
- * default cc / c++) with -fsanitize-coverage=trace-pc (trace-pc-guard
- * when $UKCOV_GUARD=1, for clang; plus trace-cmp when $UKCOV_CMP=1),
- * -fno-optimize-sibling-calls and -g, and when linking add libukcov:
+ * default cc / c++) with ukcov's inline plugin for that compiler when it
+ * was built (plugins/plugins.mk; $UKCOV_INLINE=0: never, =1: required),
+ * else with -fsanitize-coverage=trace-pc (trace-pc-guard when
+ * $UKCOV_GUARD=1, for clang; plus trace-cmp when $UKCOV_CMP=1) and
+ * -fno-optimize-sibling-calls; always -g; and when linking add libukcov:
  * -L<libdir> -Wl,-rpath,<libdir> -lukcov -lpthread, and in a -static
  * link (libukcov.a) the flags of pkg-config --static (lib/ukcov.pc.in).
  *
@@ -97,13 +99,53 @@ static char *coverage_flag(int cmp, int guard)
 		   : "-fsanitize-coverage=trace-pc";
 }
 
+/*
+ * The inline plugin for compiler cc, beside libukcov in libdir, when
+ * the build should use it: NULL for calls.  UKCOV_INLINE=0 chooses the
+ * calls; =1 requires the plugin (an error when it cannot be used);
+ * unset, the plugin is used when it is there.  Guard and CMP builds
+ * are calls: the plugin instruments blocks as trace-pc does, and clang
+ * 14 emits trace-cmp only together with a block type.
+ */
+static char *inline_plugin(const char *cc, const char *libdir, int cmp,
+			   int guard)
+{
+	const char *mode = getenv("UKCOV_INLINE");
+	int want = mode && !strcmp(mode, "1");
+	char *path;
+
+	if (mode && !strcmp(mode, "0"))
+		return NULL;
+	if (guard || cmp) {
+		if (!want)
+			return NULL;
+		fprintf(stderr, "ukcov-cc: UKCOV_INLINE=1: inline "
+			"instrumentation has no %s mode; unset UKCOV_%s or "
+			"set UKCOV_INLINE=0\n", guard ? "guard" : "CMP",
+			guard ? "GUARD" : "CMP");
+		exit(1);
+	}
+	path = join(libdir, is_clang(cc) ? "/ukcov-inline-clang.so"
+					 : "/ukcov-inline-gcc.so");
+	if (access(path, R_OK) == 0)
+		return path;
+	if (want) {
+		fprintf(stderr, "ukcov-cc: UKCOV_INLINE=1: no inline plugin "
+			"for %s: %s: %s (build it with make, or set "
+			"UKCOV_INLINE=0)\n", cc, path, strerror(errno));
+		exit(1);
+	}
+	free(path);
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	const char *cc = is_cxx(argv[0]) ? getenv("UKCOV_CXX")
 					 : getenv("UKCOV_CC");
 	const char *cmp = getenv("UKCOV_CMP");
 	const char *guard = getenv("UKCOV_GUARD");
-	char *dir = self_dir(), *libdir, *incdir, *probe;
+	char *dir = self_dir(), *libdir, *incdir, *probe, *plugin;
 	char **args = calloc((size_t)argc + 15, sizeof(*args));
 	int n = 0;
 
@@ -116,14 +158,23 @@ int main(int argc, char **argv)
 	else					/* installed */
 		libdir = join(dir, "/../lib");
 	free(probe);
+	plugin = inline_plugin(cc, libdir, cmp && !strcmp(cmp, "1"),
+			       guard && !strcmp(guard, "1"));
 	args[n++] = (char *)cc;
-	args[n++] = coverage_flag(cmp && !strcmp(cmp, "1"),
-				  guard && !strcmp(guard, "1"));
-	/* gcc before 14 turns a coverage call that ends a function into a
-	 * tail call (GCC PR 90746; syzkaller issue 4447), and the callback
-	 * then records the caller's return address, which is no coverage
-	 * point.  clang never does it; the flag is harmless there. */
-	args[n++] = "-fno-optimize-sibling-calls";
+	if (plugin) {
+		args[n++] = join(is_clang(cc) ? "-fpass-plugin=" : "-fplugin=",
+				 plugin);
+		free(plugin);
+	} else {
+		args[n++] = coverage_flag(cmp && !strcmp(cmp, "1"),
+					  guard && !strcmp(guard, "1"));
+		/* gcc before 14 turns a coverage call that ends a function
+		 * into a tail call (GCC PR 90746; syzkaller issue 4447), and
+		 * the callback then records the caller's return address,
+		 * which is no coverage point.  clang never does it; the flag
+		 * is harmless there.  Inline points are no calls. */
+		args[n++] = "-fno-optimize-sibling-calls";
+	}
 	args[n++] = "-g";
 	args[n++] = join("-I", incdir);
 	free(incdir);
