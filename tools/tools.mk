@@ -76,7 +76,7 @@ $(B)/fuzz/fuzz-registry: tests/tool/fuzz/fuzz_registry.c lib/registry_slots.c \
 	    $< lib/registry_slots.c -o $@
 
 # The length decoder against capstone (tests/tool/x86len_check.c).
-X86LEN_CHECK_SRCS := tools/x86len.c tools/elfpoints.c tools/util.c
+X86LEN_CHECK_SRCS := tools/x86len.c tools/elfpoints.c tools/pctable.c tools/util.c
 $(B)/tests/x86len-check: tests/tool/x86len_check.c $(X86LEN_CHECK_SRCS) $(TOOL_HDRS) | $(B)
 	@mkdir -p $(dir $@)
 	$(CC) $(TOOL_CFLAGS) -Itools $< $(X86LEN_CHECK_SRCS) -lelf -lcapstone -o $@

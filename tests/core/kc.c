@@ -298,6 +298,25 @@ static const void *fn_of(uint64_t pc)
 	return NULL;
 }
 
+/* The plugin's table of inline points (docs/FORMATS.md, __ukcov_pcs);
+ * weak: the other variants have none. */
+extern const uint64_t __start___ukcov_pcs[] __attribute__((weak));
+extern const uint64_t __stop___ukcov_pcs[] __attribute__((weak));
+
+/* An inline point records its entry of the table, exactly. */
+static void expect_inline_pc(uint64_t pc)
+{
+	const uint64_t *e;
+
+	if (!__start___ukcov_pcs || __start___ukcov_pcs == __stop___ukcov_pcs)
+		FAIL("inline targets without a __ukcov_pcs table");
+	for (e = __start___ukcov_pcs; e < __stop___ukcov_pcs; e++)
+		if (*e == pc)
+			return;
+	FAIL("pc 0x%llx in %s is no entry of __ukcov_pcs",
+	     (unsigned long long)pc, fn_name(pc));
+}
+
 void expect_ret_addr(uint64_t pc, const void *fn, const void *cb)
 {
 	const uint8_t *p = (const uint8_t *)(uintptr_t)pc;
@@ -311,6 +330,10 @@ void expect_ret_addr(uint64_t pc, const void *fn, const void *cb)
 	if (fn_of(pc) != fn)
 		FAIL("pc 0x%llx is in %s, not in the expected function",
 		     (unsigned long long)pc, fn_name(pc));
+	if (target_inline) {
+		expect_inline_pc(pc);
+		return;
+	}
 #ifdef __x86_64__
 	/* "PCs exactly after the call instruction" (kcov-semantics.md
 	 * §4.2 item 9): a 5-byte direct call ends at pc. */

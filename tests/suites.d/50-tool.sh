@@ -74,7 +74,8 @@ run_cov ./prog_asan 4 200; S2=$(ls cov/prog_asan.*.sancov | grep -v "$S1")
 run_cov ./cpp_asan a; SC=$(ls cov/cpp_asan.*.sancov)
 run_cov ./inl_asan 20; SI=$(ls cov/inl_asan.*.sancov)
 "$CC_W" -O0 "$SRC/main.c" "$SRC/lib.c" -o prog_gcc
-UKCOV_CC=clang "$CC_W" -O0 "$SRC/main.c" "$SRC/lib.c" -o prog_clang
+# prog_clang is a trace-pc build (calls): its points are call sites.
+UKCOV_INLINE=0 UKCOV_CC=clang "$CC_W" -O0 "$SRC/main.c" "$SRC/lib.c" -o prog_clang
 "$CC_W" -fPIC -c "$SRC/dso.c" -o dso.o && gcc -shared dso.o -o libdso.so
 "$CC_W" -fno-plt -fPIC -c "$SRC/dso.c" -o dso_noplt.o && gcc -shared dso_noplt.o -o libdso_noplt.so
 "$CC_W" "$SRC/dsomain.c" -L. -Wl,-rpath,"$T" -ldso -o dsomain
