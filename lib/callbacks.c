@@ -988,15 +988,16 @@ CALLBACK void __sanitizer_cov_trace_pc_indir(uintptr_t callee)
 /*
  * The recording half of a point instrumented inline by ukcov's compiler
  * plugins (include/ukcov/inline.h, docs/DESIGN.md "Inline
- * instrumentation"): the inline code tested the word __sanitizer_cov_trace_pc
- * tests first and found it non-zero; this is the rest of that callback
- * with the point's PC for its return address.  Here, beside the
- * callback, so that both share one definition of a record and the
- * executable calls it directly (libukcov_cb.a), never through the PLT.
+ * instrumentation"): the inline code tested the word
+ * __sanitizer_cov_trace_pc tests first and found it non-zero; this is
+ * the rest of that callback with the point's PC for its return address.
+ * Here, beside the callback, so that both share one definition of a
+ * record and the executable calls it directly (libukcov_cb.a), never
+ * through the PLT.
  */
 _Static_assert(offsetof(struct ukcov_sancov_hot, pc_on) == UKCOV_INLINE_ON_OFS,
 	       "the inline word of include/ukcov/inline.h");
-UKCOV_EXPORT __attribute__((noinline)) void __ukcov_inline_pc_v1(uint64_t pc)
+static __attribute__((noinline, used)) void inline_pc_record(uint64_t pc)
 {
 	uint32_t on = __atomic_load_n(&__ukcov_sancov.pc_on, __ATOMIC_RELAXED);
 
@@ -1005,3 +1006,92 @@ UKCOV_EXPORT __attribute__((noinline)) void __ukcov_inline_pc_v1(uint64_t pc)
 	else if (on != 0)
 		trace_pc_process(on, pc);
 }
+
+#if defined(__x86_64__) && defined(__ELF__)
+/*
+ * The entry has LLVM's preserve_most convention (ABI 1): it keeps every
+ * general register but r11, so an instrumented function keeps its
+ * values in the caller-saved registers across the cold call, and its
+ * hot path needs no frame for it.  gcc has no such attribute: the C
+ * half is called with the registers the SysV ABI lets it clobber saved
+ * here.  Eight pushes leave the stack 8 bytes off the call alignment.
+ *
+ * The common cases return before the save, as in the callback's
+ * assembly (above, with the same offsets), with two registers saved:
+ * unique mode's point this thread saw since the reset, whose direct
+ * bit is set, and a plain trace's append or drop (count_drop: only
+ * this thread writes it); a new or hashed point and the process-wide
+ * modes go to C.
+ */
+#define PUSH(r)	"	pushq	%" #r "\n	.cfi_adjust_cfa_offset 8\n"
+#define POP(r)	"	popq	%" #r "\n	.cfi_adjust_cfa_offset -8\n"
+#if UKCOV_ASM_CALLBACKS
+#define INLINE_SEEN_FAST_PATH						\
+	PUSH(rax) PUSH(rcx)						\
+	"	movq	__ukcov_sancov@GOTPCREL(%rip), %r11\n"		\
+	"	cmpl	$2, " STR(PC_ON_OFS) "(%r11)\n"			\
+	"	jne	1f\n"						\
+	"	movq	__ukcov_thread@GOTTPOFF(%rip), %r11\n"		\
+	"	movq	%fs:" STR(T_BITS_OFS) "(%r11), %rax\n"		\
+	"	testq	%rax, %rax\n"					\
+	"	je	2f\n"						\
+	"	movq	%rdi, %rcx\n"					\
+	"	shrq	$6, %rcx\n"					\
+	"	subq	%fs:" STR(T_LO_OFS) "(%r11), %rcx\n"		\
+	"	cmpq	%fs:" STR(T_DW_OFS) "(%r11), %rcx\n"		\
+	"	jae	1f\n"						\
+	"	movq	%fs:" STR(T_DIRECT_OFS) "(%r11), %rax\n"		\
+	"	movq	(%rax,%rcx,8), %rax\n"				\
+	"	btq	%rdi, %rax\n"					\
+	"	jnc	1f\n"						\
+	"3:\n"								\
+	POP(rcx) POP(rax)						\
+	"	ret\n"							\
+	"	.cfi_adjust_cfa_offset 16\n"				\
+	"2:	movq	%fs:" STR(T_AREA_OFS) "(%r11), %rax\n"		\
+	"	testq	%rax, %rax\n"					\
+	"	je	3b\n"						\
+	"	movq	(%rax), %rcx\n"					\
+	"	cmpq	%fs:" STR(T_CAP_OFS) "(%r11), %rcx\n"		\
+	"	jae	4f\n"						\
+	"	addq	$1, %rcx\n"					\
+	"	movq	%rdi, (%rax,%rcx,8)\n"				\
+	"	movq	%rcx, (%rax)\n"					\
+	"	jmp	3b\n"						\
+	"4:	movq	%fs:" STR(T_DROPS_OFS) "(%r11), %rax\n"		\
+	"	addq	$1, (%rax)\n"					\
+	"	jmp	3b\n"						\
+	"1:\n"								\
+	POP(rcx) POP(rax)
+#else
+#define INLINE_SEEN_FAST_PATH ""
+#endif
+__asm__(
+	"	.text\n"
+	"	.p2align 4\n"
+	"	.globl	__ukcov_inline_pc_v1\n"
+	"	.type	__ukcov_inline_pc_v1, @function\n"
+	"__ukcov_inline_pc_v1:\n"
+	"	.cfi_startproc\n"
+	INLINE_SEEN_FAST_PATH
+	PUSH(rax) PUSH(rcx) PUSH(rdx) PUSH(rsi)
+	PUSH(rdi) PUSH(r8) PUSH(r9) PUSH(r10)
+	"	subq	$8, %rsp\n"
+	"	.cfi_adjust_cfa_offset 8\n"
+	"	call	inline_pc_record\n"
+	"	addq	$8, %rsp\n"
+	"	.cfi_adjust_cfa_offset -8\n"
+	POP(r10) POP(r9) POP(r8) POP(rdi)
+	POP(rsi) POP(rdx) POP(rcx) POP(rax)
+	"	ret\n"
+	"	.cfi_endproc\n"
+	"	.size	__ukcov_inline_pc_v1, .-__ukcov_inline_pc_v1\n");
+#undef INLINE_SEEN_FAST_PATH
+#undef PUSH
+#undef POP
+#else
+UKCOV_EXPORT void __ukcov_inline_pc_v1(uint64_t pc)
+{
+	inline_pc_record(pc);
+}
+#endif

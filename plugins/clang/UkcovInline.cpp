@@ -176,6 +176,7 @@ Instrumenter::Instrumenter(Module &Mod) : M(Mod)
 	if (auto *Fn = dyn_cast<Function>(RecordFn.getCallee())) {
 		Fn->addFnAttr(Attribute::Cold);
 		Fn->addFnAttr(Attribute::NoUnwind);
+		Fn->setCallingConv(CallingConv::PreserveMost);
 	}
 	Unlikely = MDBuilder(C).createBranchWeights(1, 1 << 20);
 	// Local labels of one object file: modules merged by LTO must not
@@ -222,7 +223,9 @@ void Instrumenter::injectAtBlock(Function &F, BasicBlock &BB)
 	CallInst *Pc = Cold.CreateCall(PcFn, {});
 	Pc->addFnAttr(Attribute::NoUnwind);
 	Pc->addFnAttr(Attribute::NoDuplicate);
-	Cold.CreateCall(RecordFn, {Pc})->setCannotMerge();
+	CallInst *Rec = Cold.CreateCall(RecordFn, {Pc});
+	Rec->setCallingConv(CallingConv::PreserveMost);
+	Rec->setCannotMerge();
 }
 
 bool Instrumenter::runOnFunction(Function &F)

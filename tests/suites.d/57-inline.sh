@@ -135,6 +135,25 @@ check "-O2: every module has covered points" sh -c \
 	"grep -q 'dlib_twice' inl-O2-unique.txt && grep -q 'solib_sum' inl-O2-unique.txt &&
 	 grep -q ' main\$' inl-O2-unique.txt && grep -q '^records [1-9]' inl-O2-unique.txt"
 
+# coverage=1 (the process-wide PC set, not a kcov descriptor): the same
+# .sancov files' functions and lines.
+sancov_of() {
+	(cd "$1" && rm -rf cov && mkdir cov &&
+	 UKCOV_OPTIONS="coverage=1 coverage_dir=cov" ./main ./libdlib.so >/dev/null &&
+	 ls cov | sed 's/\.[0-9]*\.sancov$//' | sort &&
+	 "$U" stats main libsolib.so libdlib.so cov/*.sancov &&
+	 "$U" covered-functions main libsolib.so libdlib.so cov/*.sancov &&
+	 "$U" lcov main libsolib.so libdlib.so cov/*.sancov |
+		grep -E '^(SF|FN|FNDA|DA|LF|LH):')
+}
+sancov_of call-O2 >call-sancov.txt 2>&1
+sancov_of inl-O2 >inl-sancov.txt 2>&1
+same "coverage=1: the .sancov files give the stats, functions and lines of the calls" \
+	call-sancov.txt inl-sancov.txt
+check "coverage=1: a file per module, points covered" sh -c \
+	"grep -qx libdlib.so inl-sancov.txt && grep -qx libsolib.so inl-sancov.txt &&
+	 grep -qx main inl-sancov.txt && grep -q '^cov-edges: [1-9]' inl-sancov.txt"
+
 # -static: libukcov.a, the runtime in the executable.
 for m in 0 1; do
 	(UKCOV_CC=clang UKCOV_INLINE=$m "$CCW" -O2 -static "$SRC/main.c" \
