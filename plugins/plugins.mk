@@ -8,6 +8,8 @@
 # missing (scripts/deps.sh installs it); ukcov-cc then uses calls.
 #
 #   $(B)/ukcov-inline-clang.so   clang 14 pass plugin (llvm-14-dev)
+#   $(B)/ukcov-inline-gcc.so     gcc plugin (gcc-12-plugin-dev), for the
+#                                gcc that "gcc" runs
 #
 # They sit beside libukcov.so, in the build tree as installed
 # ($(LIBDIR)), so "libdir/NAME" finds them in both (ukcov-cc,
@@ -34,8 +36,26 @@ plugins:
 	@echo "skipped the clang inline plugin: no llvm-14-dev ($(LLVM_CONFIG))"
 endif
 
+# The gcc plugin is built by the g++ of the gcc it is for, against that
+# gcc's plugin headers.
+PLUGIN_GCC    ?= gcc
+PLUGIN_GXX    ?= g++
+GCC_PLUGIN_INC := $(shell $(PLUGIN_GCC) -print-file-name=plugin 2>/dev/null)/include
+GCC_PLUGIN := $(B)/ukcov-inline-gcc.so
+
+ifneq ($(wildcard $(GCC_PLUGIN_INC)/gcc-plugin.h),)
+plugins: $(GCC_PLUGIN)
+
+$(GCC_PLUGIN): plugins/gcc/ukcov_inline_gcc.cc include/ukcov/inline.h | $(B)
+	$(PLUGIN_GXX) -I$(GCC_PLUGIN_INC) -Iinclude -O2 -g -Wall -Wextra \
+	    -Wno-unused-parameter -fno-rtti -fPIC -shared $< -o $@
+else
+plugins:
+	@echo "skipped the gcc inline plugin: no gcc-12-plugin-dev ($(PLUGIN_GCC) -print-file-name=plugin)"
+endif
+
 install-extra:: install-plugins
 install-plugins: plugins
 	$(INSTALL) -d $(DESTDIR)$(LIBDIR)
-	for p in $(wildcard $(CLANG_PLUGIN)); do \
+	for p in $(wildcard $(CLANG_PLUGIN) $(GCC_PLUGIN)); do \
 	    $(INSTALL) -m 755 $$p $(DESTDIR)$(LIBDIR)/; done

@@ -53,11 +53,11 @@ same() {
 calls() { objdump -d "$1" | grep -c -E 'call.*<__sanitizer_cov_trace_pc(@plt)?>'; }
 has_table() { readelf -SW "$1" | grep -q ' __ukcov_pcs '; }
 
-# build DIR MODE OPT: main, libsolib.so and libdlib.so with clang
+# build DIR MODE OPT CC: main, libsolib.so and libdlib.so with CC
 # through ukcov-cc, UKCOV_INLINE=MODE, -OPT.
 build() {
 	mkdir -p "$1" && (cd "$1" &&
-		export UKCOV_CC=clang UKCOV_INLINE=$2 &&
+		export UKCOV_CC=$4 UKCOV_INLINE=$2 &&
 		"$CCW" -$3 -fPIC -shared "$SRC/solib.c" -o libsolib.so &&
 		"$CCW" -$3 -fPIC -shared "$SRC/dlib.c" -o libdlib.so &&
 		"$CCW" -$3 "$SRC/main.c" -L. -Wl,-rpath,'$ORIGIN' -lsolib -ldl \
@@ -65,25 +65,27 @@ build() {
 }
 
 # ---- ukcov-cc: the plugin by default, calls on request ---------------------
-for o in O0 O2; do
-	build call-$o 0 $o || bad "$o: calls build" "$(tail -3 "$T/build.log")"
-	build inl-$o 1 $o || bad "$o: inline build" "$(tail -3 "$T/build.log")"
-	build def-$o "" $o || bad "$o: default build" "$(tail -3 "$T/build.log")"
-done
-for f in main libsolib.so libdlib.so; do
-	n=$(calls "call-O2/$f")
-	if [ "$n" -gt 0 ] && ! has_table "call-O2/$f"; then
-		ok "UKCOV_INLINE=0: $f calls the callback ($n sites), no table"
-	else
-		bad "UKCOV_INLINE=0: $f" "$n call sites, table: $(has_table "call-O2/$f" && echo yes)"
-	fi
-	for d in inl-O2 def-O2; do
-		n=$(calls "$d/$f")
-		if [ "$n" -eq 0 ] && has_table "$d/$f"; then
-			ok "$d: $f has no call to the callback and a __ukcov_pcs table"
+for cc in clang gcc; do
+	for o in O0 O2; do
+		build $cc-call-$o 0 $o $cc || bad "$cc -$o: calls build" "$(tail -3 "$T/build.log")"
+		build $cc-inl-$o 1 $o $cc || bad "$cc -$o: inline build" "$(tail -3 "$T/build.log")"
+	done
+	build $cc-def-O2 "" O2 $cc || bad "$cc: default build" "$(tail -3 "$T/build.log")"
+	for f in main libsolib.so libdlib.so; do
+		n=$(calls "$cc-call-O2/$f")
+		if [ "$n" -gt 0 ] && ! has_table "$cc-call-O2/$f"; then
+			ok "$cc UKCOV_INLINE=0: $f calls the callback ($n sites), no table"
 		else
-			bad "$d: $f" "$n call sites, table: $(has_table "$d/$f" && echo yes)"
+			bad "$cc UKCOV_INLINE=0: $f" "$n call sites, table: $(has_table "$cc-call-O2/$f" && echo yes)"
 		fi
+		for d in $cc-inl-O2 $cc-def-O2; do
+			n=$(calls "$d/$f")
+			if [ "$n" -eq 0 ] && has_table "$d/$f"; then
+				ok "$d: $f has no call to the callback and a __ukcov_pcs table"
+			else
+				bad "$d: $f" "$n call sites, table: $(has_table "$d/$f" && echo yes)"
+			fi
+		done
 	done
 done
 
@@ -122,18 +124,34 @@ summary_of() {
 		grep -E '^(SF|FN|FNDA|DA|LF|LH):' &&
 	 cat out.txt)
 }
-for o in O0 O2; do
-	for m in unique pc; do
-		summary_of call-$o $m >call-$o-$m.txt 2>&1
-		summary_of inl-$o $m >inl-$o-$m.txt 2>&1
-		same "-$o, ukcov run --mode $m: records, points per module, stats, functions, lines as the calls" \
-			call-$o-$m.txt inl-$o-$m.txt
+# lines_of FILE: what summary_of says of functions and covered lines,
+# without counts (gcc duplicates a block holding a call where it does
+# not duplicate the inline code: more points, the same lines).
+lines_of() {
+	grep -E '^(/|SF:|FN:|LF:)|^DA:' "$1" | sed 's/^\(DA:[0-9]*\),[1-9][0-9]*$/\1,hit/'
+}
+for cc in clang gcc; do
+	for o in O0 O2; do
+		for m in unique pc; do
+			summary_of $cc-call-$o $m >$cc-call-$o-$m.txt 2>&1
+			summary_of $cc-inl-$o $m >$cc-inl-$o-$m.txt 2>&1
+			if [ $cc-$o = gcc-O2 ]; then
+				lines_of $cc-call-$o-$m.txt >a.txt
+				lines_of $cc-inl-$o-$m.txt >b.txt
+				same "$cc -$o, ukcov run --mode $m: functions and covered lines as the calls" a.txt b.txt
+			else
+				same "$cc -$o, ukcov run --mode $m: records, points per module, stats, functions, lines as the calls" \
+					$cc-call-$o-$m.txt $cc-inl-$o-$m.txt
+			fi
+		done
 	done
 done
 # The three modules all recorded (not an empty comparison).
-check "-O2: every module has covered points" sh -c \
-	"grep -q 'dlib_twice' inl-O2-unique.txt && grep -q 'solib_sum' inl-O2-unique.txt &&
-	 grep -q ' main\$' inl-O2-unique.txt && grep -q '^records [1-9]' inl-O2-unique.txt"
+for cc in clang gcc; do
+	check "$cc -O2: every module has covered points" sh -c \
+		"grep -q 'dlib_twice' $cc-inl-O2-unique.txt && grep -q 'solib_sum' $cc-inl-O2-unique.txt &&
+		 grep -q ' main\$' $cc-inl-O2-unique.txt && grep -q '^records [1-9]' $cc-inl-O2-unique.txt"
+done
 
 # coverage=1 (the process-wide PC set, not a kcov descriptor): the same
 # .sancov files' functions and lines.
@@ -146,8 +164,8 @@ sancov_of() {
 	 "$U" lcov main libsolib.so libdlib.so cov/*.sancov |
 		grep -E '^(SF|FN|FNDA|DA|LF|LH):')
 }
-sancov_of call-O2 >call-sancov.txt 2>&1
-sancov_of inl-O2 >inl-sancov.txt 2>&1
+sancov_of clang-call-O2 >call-sancov.txt 2>&1
+sancov_of clang-inl-O2 >inl-sancov.txt 2>&1
 same "coverage=1: the .sancov files give the stats, functions and lines of the calls" \
 	call-sancov.txt inl-sancov.txt
 check "coverage=1: a file per module, points covered" sh -c \
@@ -155,23 +173,45 @@ check "coverage=1: a file per module, points covered" sh -c \
 	 grep -qx main inl-sancov.txt && grep -q '^cov-edges: [1-9]' inl-sancov.txt"
 
 # -static: libukcov.a, the runtime in the executable.
-for m in 0 1; do
-	(UKCOV_CC=clang UKCOV_INLINE=$m "$CCW" -O2 -static "$SRC/main.c" \
-		"$SRC/solib.c" -o static-$m) >"$T/build.log" 2>&1 ||
-		bad "-static UKCOV_INLINE=$m builds" "$(tail -3 "$T/build.log")"
-	"$U" run -o static-$m.dump -- ./static-$m >/dev/null 2>"static-$m.err"
-	{ sed -n 's/.*; \([0-9]*\) records.*/\1 records/p' "static-$m.err"
-	  "$U" print-coverage-pcs "static-$m" | wc -l
-	  "$U" covered-functions "static-$m" "static-$m.dump"; } >static-$m.txt 2>&1
+for cc in clang gcc; do
+	for m in 0 1; do
+		x=static-$cc-$m
+		(UKCOV_CC=$cc UKCOV_INLINE=$m "$CCW" -O0 -static "$SRC/main.c" \
+			"$SRC/solib.c" -o $x) >"$T/build.log" 2>&1 ||
+			bad "$cc -static UKCOV_INLINE=$m builds" "$(tail -3 "$T/build.log")"
+		"$U" run -o $x.dump -- ./$x >/dev/null 2>$x.err
+		{ sed -n 's/.*; \([0-9]*\) records.*/\1 records/p' $x.err
+		  "$U" print-coverage-pcs $x | wc -l
+		  "$U" covered-functions $x $x.dump; } >$x.txt 2>&1
+	done
+	check "$cc -static inline build has no libukcov.so and a table" sh -c \
+		"! ldd static-$cc-1 2>/dev/null | grep -q libukcov && has() { readelf -SW \$1 | grep -q ' __ukcov_pcs '; } && has static-$cc-1"
+	same "$cc -static: records, points and functions as the calls" static-$cc-0.txt static-$cc-1.txt
 done
-check "-static inline build has no libukcov.so and a table" sh -c \
-	"! ldd static-1 2>/dev/null | grep -q libukcov && readelf -SW static-1 | grep -q ' __ukcov_pcs '"
-same "-static: records, points and functions as the calls" static-0.txt static-1.txt
+
+# The gcc plugin refuses a gcc it was not built for, with its message
+# and gcc's, and compiles nothing.
+P=$(gcc -print-file-name=plugin)
+if g++ -I"$P/include" -I"$TOP/include" -fno-rtti -fPIC -shared -O0 \
+	-DUKCOV_PLUGIN_TEST_BASEVER='"11.3.0"' "$TOP/plugins/gcc/ukcov_inline_gcc.cc" \
+	-o old.so 2>"$T/build.log"; then
+	gcc -fplugin=./old.so -c "$SRC/dlib.c" -o old.o 2>old.err
+	rc=$?
+	if [ $rc = 1 ] && [ ! -e old.o ] && [ "$(wc -l <old.err)" = 2 ] &&
+	   grep -q "^cc1: error: ukcov inline plugin: built for gcc 11.3.0 (.*), this is gcc $(gcc -dumpfullversion) (.*): rebuild it (make) or set .UKCOV_INLINE=0.\$" old.err &&
+	   grep -q '^cc1: error: failed to initialize plugin ./old.so$' old.err; then
+		ok "gcc plugin built for another gcc: one message, no object"
+	else
+		bad "gcc plugin built for another gcc" "status $rc: $(cat old.err)"
+	fi
+else
+	bad "gcc plugin for another gcc builds" "$(tail -3 "$T/build.log")"
+fi
 
 # ---- the table as input ------------------------------------------------------
 # A position-independent image whose entries only its RELATIVE
 # relocations hold (as lld leaves them): the same points.
-python3 - inl-O2/libsolib.so zeroed.so <<'EOF'
+python3 - clang-inl-O2/libsolib.so zeroed.so <<'EOF'
 import struct, sys
 d = bytearray(open(sys.argv[1], "rb").read())
 shoff, = struct.unpack_from("<Q", d, 0x28)
@@ -185,7 +225,7 @@ for i in range(shnum):
         d[off:off + size] = bytes(size)
 open(sys.argv[2], "wb").write(d)
 EOF
-"$U" print-coverage-pcs inl-O2/libsolib.so >pcs-file.txt 2>&1
+"$U" print-coverage-pcs clang-inl-O2/libsolib.so >pcs-file.txt 2>&1
 "$U" print-coverage-pcs zeroed.so >pcs-rela.txt 2>&1
 same "entries from RELATIVE relocations alone: the same points" pcs-file.txt pcs-rela.txt
 
