@@ -104,7 +104,7 @@ static char *coverage_flag(int cmp, int guard)
  * the build should use it: NULL for calls.  UKCOV_INLINE=0 chooses the
  * calls; =1 requires the plugin (an error when it cannot be used);
  * unset, the plugin is used when it is there.  Guard and CMP builds
- * are calls: the plugin instruments blocks as trace-pc does, and clang
+ * are calls: the plugins instrument blocks as trace-pc does, and clang
  * 14 emits trace-cmp only together with a block type.
  */
 static char *inline_plugin(const char *cc, const char *libdir, int cmp,
