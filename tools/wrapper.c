@@ -139,13 +139,37 @@ static char *inline_plugin(const char *cc, const char *libdir, int cmp,
 	return NULL;
 }
 
+/* The instrumentation flags: the inline plugin, or the calls. */
+static int add_instrumentation(char **args, int n, const char *cc,
+			       const char *libdir)
+{
+	const char *cmp = getenv("UKCOV_CMP");
+	const char *guard = getenv("UKCOV_GUARD");
+	int want_cmp = cmp && !strcmp(cmp, "1");
+	int want_guard = guard && !strcmp(guard, "1");
+	char *plugin = inline_plugin(cc, libdir, want_cmp, want_guard);
+
+	if (plugin) {
+		args[n++] = join(is_clang(cc) ? "-fpass-plugin=" : "-fplugin=",
+				 plugin);
+		free(plugin);
+		return n;
+	}
+	args[n++] = coverage_flag(want_cmp, want_guard);
+	/* gcc before 14 turns a coverage call that ends a function into a
+	 * tail call (GCC PR 90746; syzkaller issue 4447), and the callback
+	 * then records the caller's return address, which is no coverage
+	 * point.  clang never does it; the flag is harmless there.  Inline
+	 * points are no calls. */
+	args[n++] = "-fno-optimize-sibling-calls";
+	return n;
+}
+
 int main(int argc, char **argv)
 {
 	const char *cc = is_cxx(argv[0]) ? getenv("UKCOV_CXX")
 					 : getenv("UKCOV_CC");
-	const char *cmp = getenv("UKCOV_CMP");
-	const char *guard = getenv("UKCOV_GUARD");
-	char *dir = self_dir(), *libdir, *incdir, *probe, *plugin;
+	char *dir = self_dir(), *libdir, *incdir, *probe;
 	char **args = calloc((size_t)argc + 15, sizeof(*args));
 	int n = 0;
 
@@ -158,23 +182,8 @@ int main(int argc, char **argv)
 	else					/* installed */
 		libdir = join(dir, "/../lib");
 	free(probe);
-	plugin = inline_plugin(cc, libdir, cmp && !strcmp(cmp, "1"),
-			       guard && !strcmp(guard, "1"));
 	args[n++] = (char *)cc;
-	if (plugin) {
-		args[n++] = join(is_clang(cc) ? "-fpass-plugin=" : "-fplugin=",
-				 plugin);
-		free(plugin);
-	} else {
-		args[n++] = coverage_flag(cmp && !strcmp(cmp, "1"),
-					  guard && !strcmp(guard, "1"));
-		/* gcc before 14 turns a coverage call that ends a function
-		 * into a tail call (GCC PR 90746; syzkaller issue 4447), and
-		 * the callback then records the caller's return address,
-		 * which is no coverage point.  clang never does it; the flag
-		 * is harmless there.  Inline points are no calls. */
-		args[n++] = "-fno-optimize-sibling-calls";
-	}
+	n = add_instrumentation(args, n, cc, libdir);
 	args[n++] = "-g";
 	args[n++] = join("-I", incdir);
 	free(incdir);
