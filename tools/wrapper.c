@@ -103,9 +103,12 @@ static char *coverage_flag(int cmp, int guard)
  * The inline plugin for compiler cc, beside libukcov in libdir, when
  * the build should use it: NULL for calls.  UKCOV_INLINE=0 chooses the
  * calls; =1 requires the plugin (an error when it cannot be used);
- * unset, the plugin is used when it is there.  Guard and CMP builds
- * are calls: the plugins instrument blocks as trace-pc does, and clang
- * 14 emits trace-cmp only together with a block type.
+ * unset, clang's plugin is used when it is there.  gcc's is used only
+ * on request: its cold code lies outside the functions
+ * (.text.unlikely.ukcov), where the report's block model (tools/) does
+ * not follow it yet.  Guard and CMP builds are calls: the plugins
+ * instrument blocks as trace-pc does, and clang 14 emits trace-cmp only
+ * together with a block type.
  */
 static char *inline_plugin(const char *cc, const char *libdir, int cmp,
 			   int guard)
@@ -115,6 +118,8 @@ static char *inline_plugin(const char *cc, const char *libdir, int cmp,
 	char *path;
 
 	if (mode && !strcmp(mode, "0"))
+		return NULL;
+	if (!want && !is_clang(cc))
 		return NULL;
 	if (guard || cmp) {
 		if (!want)

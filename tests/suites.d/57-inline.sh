@@ -78,14 +78,21 @@ for cc in clang gcc; do
 		else
 			bad "$cc UKCOV_INLINE=0: $f" "$n call sites, table: $(has_table "$cc-call-O2/$f" && echo yes)"
 		fi
-		for d in $cc-inl-O2 $cc-def-O2; do
-			n=$(calls "$d/$f")
-			if [ "$n" -eq 0 ] && has_table "$d/$f"; then
-				ok "$d: $f has no call to the callback and a __ukcov_pcs table"
-			else
-				bad "$d: $f" "$n call sites, table: $(has_table "$d/$f" && echo yes)"
-			fi
-		done
+		n=$(calls "$cc-inl-O2/$f")
+		if [ "$n" -eq 0 ] && has_table "$cc-inl-O2/$f"; then
+			ok "$cc UKCOV_INLINE=1: $f has no call to the callback and a __ukcov_pcs table"
+		else
+			bad "$cc UKCOV_INLINE=1: $f" "$n call sites, table: $(has_table "$cc-inl-O2/$f" && echo yes)"
+		fi
+		# The default: clang's plugin; gcc's only on request.
+		n=$(calls "$cc-def-O2/$f")
+		if [ $cc = clang ] && [ "$n" -eq 0 ] && has_table "$cc-def-O2/$f"; then
+			ok "clang default: $f is instrumented inline"
+		elif [ $cc = gcc ] && [ "$n" -gt 0 ] && ! has_table "$cc-def-O2/$f"; then
+			ok "gcc default: $f calls the callback"
+		else
+			bad "$cc default: $f" "$n call sites, table: $(has_table "$cc-def-O2/$f" && echo yes)"
+		fi
 	done
 done
 
