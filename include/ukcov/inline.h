@@ -5,8 +5,8 @@
  * ABI version 1.  A plugin emits, in every instrumented basic block:
  *
  *	on = *(uint32_t *)((char *)&__ukcov_sancov + UKCOV_INLINE_ON_OFS);
- *	L: (an address inside the block, after the load; listed in the
- *	    section __ukcov_pcs, docs/FORMATS.md)
+ *	L: (an address inside the block, after the instruction that reads
+ *	    the word; listed in the section __ukcov_pcs, docs/FORMATS.md)
  *	if (on)
  *		__ukcov_inline_pc_v1(L);	(out of line)
  *
@@ -36,7 +36,10 @@ extern "C" {
 #endif
 
 /* The recording half of a point whose word was non-zero: what
- * __sanitizer_cov_trace_pc() does for return address pc. */
+ * __sanitizer_cov_trace_pc() does for return address pc.  On x86-64 it
+ * keeps every general register but r11 (LLVM's preserve_most), and
+ * needs no particular stack alignment; C callers may call it as a
+ * plain function. */
 void __ukcov_inline_pc_v1(uint64_t pc);
 
 #ifdef __cplusplus
