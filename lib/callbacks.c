@@ -1014,7 +1014,8 @@ static __attribute__((noinline, used)) void inline_pc_record(uint64_t pc)
  * values in the caller-saved registers across the cold call, and its
  * hot path needs no frame for it.  gcc has no such attribute: the C
  * half is called with the registers the SysV ABI lets it clobber saved
- * here.  Eight pushes leave the stack 8 bytes off the call alignment.
+ * here, on a stack aligned here: gcc's plugin calls from inside an asm
+ * statement, where the stack may be 8 bytes off (a leaf function).
  *
  * The common cases return before the save, as in the callback's
  * assembly (above, with the same offsets), with two registers saved:
@@ -1025,6 +1026,8 @@ static __attribute__((noinline, used)) void inline_pc_record(uint64_t pc)
  */
 #define PUSH(r)	"	pushq	%" #r "\n	.cfi_adjust_cfa_offset 8\n"
 #define POP(r)	"	popq	%" #r "\n	.cfi_adjust_cfa_offset -8\n"
+#define SAVE(r)		"	pushq	%" #r "\n"	/* CFA on rbp */
+#define RESTORE(r)	"	popq	%" #r "\n"
 #if UKCOV_ASM_CALLBACKS
 #define INLINE_SEEN_FAST_PATH						\
 	PUSH(rax) PUSH(rcx)						\
@@ -1074,21 +1077,28 @@ __asm__(
 	"__ukcov_inline_pc_v1:\n"
 	"	.cfi_startproc\n"
 	INLINE_SEEN_FAST_PATH
-	PUSH(rax) PUSH(rcx) PUSH(rdx) PUSH(rsi)
-	PUSH(rdi) PUSH(r8) PUSH(r9) PUSH(r10)
-	"	subq	$8, %rsp\n"
-	"	.cfi_adjust_cfa_offset 8\n"
+	PUSH(rbp)
+	"	.cfi_rel_offset %rbp, 0\n"
+	"	movq	%rsp, %rbp\n"
+	"	.cfi_def_cfa_register %rbp\n"
+	"	andq	$-16, %rsp\n"
+	SAVE(rax) SAVE(rcx) SAVE(rdx) SAVE(rsi)
+	SAVE(rdi) SAVE(r8) SAVE(r9) SAVE(r10)
 	"	call	inline_pc_record\n"
-	"	addq	$8, %rsp\n"
-	"	.cfi_adjust_cfa_offset -8\n"
-	POP(r10) POP(r9) POP(r8) POP(rdi)
-	POP(rsi) POP(rdx) POP(rcx) POP(rax)
+	RESTORE(r10) RESTORE(r9) RESTORE(r8) RESTORE(rdi)
+	RESTORE(rsi) RESTORE(rdx) RESTORE(rcx) RESTORE(rax)
+	"	movq	%rbp, %rsp\n"
+	"	.cfi_def_cfa_register %rsp\n"
+	POP(rbp)
+	"	.cfi_restore %rbp\n"
 	"	ret\n"
 	"	.cfi_endproc\n"
 	"	.size	__ukcov_inline_pc_v1, .-__ukcov_inline_pc_v1\n");
 #undef INLINE_SEEN_FAST_PATH
 #undef PUSH
 #undef POP
+#undef SAVE
+#undef RESTORE
 #else
 UKCOV_EXPORT void __ukcov_inline_pc_v1(uint64_t pc)
 {
