@@ -63,6 +63,7 @@ deps:
 
 include lib/lib.mk
 -include tools/tools.mk
+-include plugins/plugins.mk
 -include tests/tests.mk
 -include bench/bench.mk
 -include man/man.mk

@@ -88,6 +88,12 @@ CONFIGS = [
     ("ukg.cnt", "ukg", [], "trace-pc-guard, ukcov static, coverage=1 + counters"),
     ("g0", "g0", [], "trace-pc-guard, empty callbacks"),
     ("i8", "i8", [], "inline-8bit-counters,pc-table (libFuzzer-style), ukcov static"),
+    # inline instrumentation (plugins/, issue 21)
+    ("uki.off", "uki", [], "inline (ukcov plugin), ukcov static, off"),
+    ("uki.pc", "uki", ["-k", "ukcov", "-w", str(DROP_WORDS)],
+     "inline (ukcov plugin), ukcov static, PC on, 4 MiB, drop"),
+    ("uki.uniq", "uki", ["-k", "ukcov", "-m", "unique", "-b", "TEXT", "-w", str(DROP_WORDS)],
+     "inline (ukcov plugin), ukcov static, unique PC, 4 MiB"),
 ]
 # Per-configuration environment; COVDIR is replaced by a scratch directory.
 ENV = {"crtg.cov": {"UBSAN_OPTIONS": "coverage=1:coverage_dir=COVDIR"},
@@ -116,6 +122,10 @@ TARGETS = [
     ("(not a target) guard build, off, vs compiler-rt's guard runtime", [("ukg.off", "crtg")], 1.10),
     ("T4 coverage=1 on trace-pc-guard vs compiler-rt's coverage=1", [
         ("ukg.cov", "crtg.cov")], 1.00),
+    ("I1 inline, tracing off, vs uninstrumented (issue 21)", [("uki.off", "a")], 1.25),
+    ("I2 inline, unique on, vs uninstrumented (issue 21)", [("uki.uniq", "a")], 1.35),
+    ("I3 inline unique vs callback unique (issue 21: 1/1.3)", [("uki.uniq", "uk.uniq")], 0.77),
+    ("I4 inline PC trace no slower than the callback's (issue 21)", [("uki.pc", "uk.pc")], 1.00),
 ]
 
 # Bytes each configuration writes into the shared buffer per run: a record

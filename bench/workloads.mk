@@ -20,6 +20,7 @@
 #   ukg (trace-pc-guard + libukcov.a)
 #   g0     trace-pc-guard + empty callbacks (clang)
 #   i8     inline-8bit-counters,pc-table + libukcov.a (clang, libFuzzer-style)
+#   uki    ukcov's inline plugin (GI gcc, CI clang sets) + libukcov.a
 
 B      ?= build
 CACHE  ?= bench/.cache
@@ -69,7 +70,18 @@ SET_CC_CG  := clang
 SET_CC_C8  := clang
 SET_F_CG   := -fsanitize-coverage=trace-pc-guard
 SET_F_C8   := -fsanitize-coverage=inline-8bit-counters,pc-table
-SETS       := G0 GP GPC C0 CP CPC CG C8
+# Inline instrumentation (plugins/): the plugins of this build, when
+# they were built; their objects are rebuilt when a plugin changes.
+SET_CC_GI  := gcc
+SET_CC_CI  := clang
+GCC_INLINE_PLUGIN   := $(abspath $(B))/ukcov-inline-gcc.so
+CLANG_INLINE_PLUGIN := $(abspath $(B))/ukcov-inline-clang.so
+SET_F_GI   := -fplugin=$(GCC_INLINE_PLUGIN)
+SET_F_CI   := -fpass-plugin=$(CLANG_INLINE_PLUGIN)
+SET_DEP_GI := $(GCC_INLINE_PLUGIN)
+SET_DEP_CI := $(CLANG_INLINE_PLUGIN)
+SETS       := G0 GP GPC C0 CP CPC CG C8 $(if $(wildcard $(GCC_INLINE_PLUGIN)),GI) \
+              $(if $(wildcard $(CLANG_INLINE_PLUGIN)),CI)
 
 # objs WORKLOAD SET
 objs = $(patsubst %.c,$(OBJ)/$(1)/$(2)/%.o,$(notdir $($(1)_SRCS)))
@@ -86,7 +98,7 @@ $(OBJ_FLAGS): FORCE
 
 # One compile rule per (workload, set, source directory).
 define compile_rules
-$(OBJ)/$(1)/$(2)/%.o: $(3)/%.c $(OBJ_FLAGS)
+$(OBJ)/$(1)/$(2)/%.o: $(3)/%.c $(OBJ_FLAGS) $(SET_DEP_$(2))
 	@mkdir -p $$(@D)
 	$(SET_CC_$(2)) $(BENCH_CFLAGS) $(SET_F_$(2)) $($(1)_DEFS) -c $$< -o $$@
 endef
@@ -172,10 +184,22 @@ endef
 $(foreach w,$(WORKLOADS),$(eval $(call sancov_rules,$(w))))
 SANCOV_BINS := $(foreach w,$(WORKLOADS),$(foreach v,a crtg ukg g0 i8,$(OUT)/bin/$(w)/$(v)_clang))
 
+# uki: inline instrumentation (plugins/), libukcov.a, as uk.
+define inline_rules
+$(OUT)/bin/$(1)/uki_$(2): $(call objs,$(1),$(3)) $(UKCOV_A)
+	@mkdir -p $$(@D)
+	$(2) $$^ $(LDLIBS) -lpthread -o $$@
+endef
+$(foreach w,$(WORKLOADS),$(eval $(call inline_rules,$(w),gcc,GI)))
+$(foreach w,$(WORKLOADS),$(eval $(call inline_rules,$(w),clang,CI)))
+INLINE_BINS := $(foreach w,$(WORKLOADS),$(if $(filter GI,$(SETS)),$(OUT)/bin/$(w)/uki_gcc) \
+                 $(if $(filter CI,$(SETS)),$(OUT)/bin/$(w)/uki_clang))
+
 VARIANTS := a b0 ref uk uks ukplt b0c refc ukc
 BINS := $(foreach w,$(WORKLOADS),$(foreach v,$(VARIANTS),$(foreach c,gcc clang,\
           $(OUT)/bin/$(w)/$(v)_$(c)))) \
-        $(foreach w,$(WORKLOADS),$(OUT)/bin/$(w)/crtg_clang $(OUT)/bin/$(w)/ukg_clang)
+        $(foreach w,$(WORKLOADS),$(OUT)/bin/$(w)/crtg_clang $(OUT)/bin/$(w)/ukg_clang) \
+        $(if $(BENCH_NO_UKCOV),,$(INLINE_BINS))
 # Plain-build variants only, for working without the runtime (BENCH_NO_UKCOV=1).
 ifneq ($(BENCH_NO_UKCOV),)
 BINS := $(filter-out $(OUT)/bin/%/uk_gcc $(OUT)/bin/%/uk_clang $(OUT)/bin/%/uks_gcc \

@@ -30,6 +30,7 @@
 #include "internal.h"
 #include "unique_hot.h"
 #include <ukcov/linux/kcov.h>
+#include <ukcov/inline.h>
 #include <ukcov/sancov.h>
 
 #define CALLBACK UKCOV_EXPORT __attribute__((hot))
@@ -1007,3 +1008,124 @@ UKCOV_EXPORT const struct ukcov_point_callbacks __ukcov_point_callbacks = {
 	.trace_pc = __sanitizer_cov_trace_pc,
 	.trace_pc_guard = __sanitizer_cov_trace_pc_guard,
 };
+
+/*
+ * The recording half of a point instrumented inline by ukcov's compiler
+ * plugins (include/ukcov/inline.h, docs/DESIGN.md "Inline
+ * instrumentation"): the inline code tested the word
+ * __sanitizer_cov_trace_pc tests first and found it non-zero; this is
+ * the rest of that callback with the point's PC for its return address.
+ * Here, beside the callback, so that both share one definition of a
+ * record and the executable calls it directly (libukcov_cb.a), never
+ * through the PLT.
+ */
+_Static_assert(offsetof(struct ukcov_sancov_hot, pc_on) == UKCOV_INLINE_ON_OFS,
+	       "the inline word of include/ukcov/inline.h");
+static __attribute__((noinline, used)) void inline_pc_record(uint64_t pc)
+{
+	uint32_t on = __atomic_load_n(&__ukcov_sancov.pc_on, __ATOMIC_RELAXED);
+
+	if (likely(on == UKCOV_SANCOV_KCOV))
+		kcov_pc(pc);
+	else if (on != 0)
+		trace_pc_process(on, pc);
+}
+
+#if defined(__x86_64__) && defined(__ELF__)
+/*
+ * The entry has LLVM's preserve_most convention (ABI 1): it keeps every
+ * general register but r11, so an instrumented function keeps its
+ * values in the caller-saved registers across the cold call, and its
+ * hot path needs no frame for it.  gcc has no such attribute: the C
+ * half is called with the registers the SysV ABI lets it clobber saved
+ * here, on a stack aligned here: gcc's plugin calls from inside an asm
+ * statement, where the stack may be 8 bytes off (a leaf function).
+ *
+ * The common cases return before the save, as in the callback's
+ * assembly (above, with the same offsets), with two registers saved:
+ * unique mode's point this thread saw since the reset, whose direct
+ * bit is set, and a plain trace's append or drop (count_drop: only
+ * this thread writes it); a new or hashed point and the process-wide
+ * modes go to C.
+ */
+#define PUSH(r)	"	pushq	%" #r "\n	.cfi_adjust_cfa_offset 8\n"
+#define POP(r)	"	popq	%" #r "\n	.cfi_adjust_cfa_offset -8\n"
+#define SAVE(r)		"	pushq	%" #r "\n"	/* CFA on rbp */
+#define RESTORE(r)	"	popq	%" #r "\n"
+#if UKCOV_ASM_CALLBACKS
+#define INLINE_SEEN_FAST_PATH						\
+	PUSH(rax) PUSH(rcx)						\
+	"	movq	__ukcov_sancov@GOTPCREL(%rip), %r11\n"		\
+	"	cmpl	$2, " STR(PC_ON_OFS) "(%r11)\n"			\
+	"	jne	1f\n"						\
+	"	movq	__ukcov_thread@GOTTPOFF(%rip), %r11\n"		\
+	"	movq	%fs:" STR(T_BITS_OFS) "(%r11), %rax\n"		\
+	"	testq	%rax, %rax\n"					\
+	"	je	2f\n"						\
+	"	movq	%rdi, %rcx\n"					\
+	"	shrq	$6, %rcx\n"					\
+	"	subq	%fs:" STR(T_LO_OFS) "(%r11), %rcx\n"		\
+	"	cmpq	%fs:" STR(T_DW_OFS) "(%r11), %rcx\n"		\
+	"	jae	1f\n"						\
+	"	movq	%fs:" STR(T_DIRECT_OFS) "(%r11), %rax\n"		\
+	"	movq	(%rax,%rcx,8), %rax\n"				\
+	"	btq	%rdi, %rax\n"					\
+	"	jnc	1f\n"						\
+	"3:\n"								\
+	POP(rcx) POP(rax)						\
+	"	ret\n"							\
+	"	.cfi_adjust_cfa_offset 16\n"				\
+	"2:	movq	%fs:" STR(T_AREA_OFS) "(%r11), %rax\n"		\
+	"	testq	%rax, %rax\n"					\
+	"	je	3b\n"						\
+	"	movq	(%rax), %rcx\n"					\
+	"	cmpq	%fs:" STR(T_CAP_OFS) "(%r11), %rcx\n"		\
+	"	jae	4f\n"						\
+	"	addq	$1, %rcx\n"					\
+	"	movq	%rdi, (%rax,%rcx,8)\n"				\
+	"	movq	%rcx, (%rax)\n"					\
+	"	jmp	3b\n"						\
+	"4:	movq	%fs:" STR(T_DROPS_OFS) "(%r11), %rax\n"		\
+	"	addq	$1, (%rax)\n"					\
+	"	jmp	3b\n"						\
+	"1:\n"								\
+	POP(rcx) POP(rax)
+#else
+#define INLINE_SEEN_FAST_PATH ""
+#endif
+__asm__(
+	"	.text\n"
+	"	.p2align 4\n"
+	"	.globl	__ukcov_inline_pc_v1\n"
+	"	.type	__ukcov_inline_pc_v1, @function\n"
+	"__ukcov_inline_pc_v1:\n"
+	"	.cfi_startproc\n"
+	INLINE_SEEN_FAST_PATH
+	PUSH(rbp)
+	"	.cfi_rel_offset %rbp, 0\n"
+	"	movq	%rsp, %rbp\n"
+	"	.cfi_def_cfa_register %rbp\n"
+	"	andq	$-16, %rsp\n"
+	SAVE(rax) SAVE(rcx) SAVE(rdx) SAVE(rsi)
+	SAVE(rdi) SAVE(r8) SAVE(r9) SAVE(r10)
+	"	call	inline_pc_record\n"
+	RESTORE(r10) RESTORE(r9) RESTORE(r8) RESTORE(rdi)
+	RESTORE(rsi) RESTORE(rdx) RESTORE(rcx) RESTORE(rax)
+	"	movq	%rbp, %rsp\n"
+	"	.cfi_def_cfa_register %rsp\n"
+	POP(rbp)
+	"	.cfi_restore %rbp\n"
+	"	ret\n"
+	"	.cfi_endproc\n"
+	"	.size	__ukcov_inline_pc_v1, .-__ukcov_inline_pc_v1\n");
+#undef INLINE_SEEN_FAST_PATH
+#undef PUSH
+#undef POP
+#undef SAVE
+#undef RESTORE
+#else
+UKCOV_EXPORT void __ukcov_inline_pc_v1(uint64_t pc)
+{
+	inline_pc_record(pc);
+}
+#endif

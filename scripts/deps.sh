@@ -3,7 +3,8 @@
 # As root it runs apt-get itself; otherwise it prints the one apt-get
 # line to run and fails.  Quiet when everything is there already.
 set -u
-PKGS="gcc make clang-14 llvm-14 clang-tools-14 libclang-rt-14-dev \
+# llvm-14-dev and gcc-12-plugin-dev: the inline plugins (plugins/plugins.mk).
+PKGS="gcc make clang-14 llvm-14 llvm-14-dev gcc-12-plugin-dev clang-tools-14 libclang-rt-14-dev \
 pkgconf binutils libdw-dev libelf-dev libcapstone-dev nettle-dev lcov mandoc manpages-dev time \
 libmicrohttpd-dev chromium curl cppcheck clang-tidy-14 clang-format-14 bear \
 file gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user qemu-user-binfmt \

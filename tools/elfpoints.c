@@ -11,6 +11,7 @@
  * set equals sancov's.
  */
 #include "elfpoints.h"
+#include "pctable.h"
 #include "x86len.h"
 
 #include <capstone/capstone.h>
@@ -380,6 +381,7 @@ static int scan_elf(Elf *elf, struct sweep *swp, struct pcvec *points,
 	struct targets t = { 0 };
 	struct sweep sw = *swp;
 	size_t shstrndx;
+	long inline_n;
 	int r = -1;
 
 	if (check_header(elf, err) < 0)
@@ -389,7 +391,16 @@ static int scan_elf(Elf *elf, struct sweep *swp, struct pcvec *points,
 		return -1;
 	}
 	collect_targets(elf, &t);
+	/* Points instrumented inline are listed, not called (pctable.c). */
+	inline_n = pctable_scan(elf, shstrndx, points, err);
+	if (inline_n < 0)
+		goto out;
 	if (t.funcs.n == 0 && t.slots.n == 0) {
+		if (inline_n > 0) {
+			pcvec_sort_unique(points, false);
+			r = 0;
+			goto out;
+		}
 		snprintf(err, ERRLEN, "__sanitizer_cov* functions not found: "
 			 "the binary is not instrumented with trace-pc or "
 			 "trace-pc-guard, or is stripped");

@@ -1,9 +1,11 @@
 /*
  * tools/wrapper.c -- ukcov-cc and ukcov-c++, compiler wrappers in the
  * manner of afl-cc: run the real compiler ($UKCOV_CC / $UKCOV_CXX,
- * default cc / c++) with -fsanitize-coverage=trace-pc (trace-pc-guard
- * when $UKCOV_GUARD=1, for clang; plus trace-cmp when $UKCOV_CMP=1),
- * -fno-optimize-sibling-calls and -g, and when linking add libukcov:
+ * default cc / c++) with ukcov's inline plugin for that compiler when it
+ * was built (plugins/plugins.mk; $UKCOV_INLINE=0: never, =1: required),
+ * else with -fsanitize-coverage=trace-pc (trace-pc-guard when
+ * $UKCOV_GUARD=1, for clang; plus trace-cmp when $UKCOV_CMP=1) and
+ * -fno-optimize-sibling-calls; always -g; and when linking add libukcov:
  * -L<libdir> -Wl,-rpath,<libdir> -lukcov -lpthread, and in a -static
  * link (libukcov.a) the flags of pkg-config --static (lib/ukcov.pc.in).
  *
@@ -195,12 +197,79 @@ static int afl_link_args(char **args, int n, const char *libdir, int afl,
 	return n;
 }
 
+/*
+ * The inline plugin for compiler cc, beside libukcov in libdir, when
+ * the build should use it: NULL for calls.  UKCOV_INLINE=0 chooses the
+ * calls, and so does an unset UKCOV_INLINE: while recording unique
+ * coverage the inline code is slower than the calls today
+ * (docs/PERFORMANCE.md, "Inline instrumentation").  =1 requires the
+ * plugin (an error when it cannot be used).  gcc's plugin puts its cold
+ * code outside the functions (.text.unlikely.ukcov), where the report's
+ * block model (tools/) does not follow it yet.  Guard and CMP builds are
+ * calls: the plugins instrument blocks as trace-pc does, and clang 14
+ * emits trace-cmp only together with a block type.
+ */
+static char *inline_plugin(const char *cc, const char *libdir, int cmp,
+			   int guard)
+{
+	const char *mode = getenv("UKCOV_INLINE");
+	int want = mode && !strcmp(mode, "1");
+	char *path;
+
+	if (!want)
+		return NULL;
+	if (guard || cmp) {
+		fprintf(stderr, "ukcov-cc: UKCOV_INLINE=1: inline "
+			"instrumentation has no %s mode; unset UKCOV_%s or "
+			"set UKCOV_INLINE=0\n", guard ? "guard" : "CMP",
+			guard ? "GUARD" : "CMP");
+		exit(1);
+	}
+	path = join(libdir, is_clang(cc) ? "/ukcov-inline-clang.so"
+					 : "/ukcov-inline-gcc.so");
+	if (access(path, R_OK) == 0)
+		return path;
+	if (want) {
+		fprintf(stderr, "ukcov-cc: UKCOV_INLINE=1: no inline plugin "
+			"for %s: %s: %s (build it with make, or set "
+			"UKCOV_INLINE=0)\n", cc, path, strerror(errno));
+		exit(1);
+	}
+	free(path);
+	return NULL;
+}
+
+/* The instrumentation flags: the inline plugin, or the calls. */
+static int add_instrumentation(char **args, int n, const char *cc,
+			       const char *libdir, int afl)
+{
+	const char *cmp = getenv("UKCOV_CMP");
+	const char *guard = getenv("UKCOV_GUARD");
+	/* A fuzzing build wants CMP records (CmpLog, ukcov fuzz's hints). */
+	int want_cmp = (cmp && !strcmp(cmp, "1")) || afl;
+	int want_guard = guard && !strcmp(guard, "1");
+	char *plugin = inline_plugin(cc, libdir, want_cmp, want_guard);
+
+	if (plugin) {
+		args[n++] = join(is_clang(cc) ? "-fpass-plugin=" : "-fplugin=",
+				 plugin);
+		free(plugin);
+		return n;
+	}
+	n = afl_compile_args(args, n, afl, want_cmp, want_guard);
+	/* gcc before 14 turns a coverage call that ends a function into a
+	 * tail call (GCC PR 90746; syzkaller issue 4447), and the callback
+	 * then records the caller's return address, which is no coverage
+	 * point.  clang never does it; the flag is harmless there.  Inline
+	 * points are no calls. */
+	args[n++] = "-fno-optimize-sibling-calls";
+	return n;
+}
+
 int main(int argc, char **argv)
 {
 	const char *cc = is_cxx(argv[0]) ? getenv("UKCOV_CXX")
 					 : getenv("UKCOV_CC");
-	const char *cmp = getenv("UKCOV_CMP");
-	const char *guard = getenv("UKCOV_GUARD");
 	char *dir = self_dir(), *libdir, *incdir, *probe;
 	char **args = calloc((size_t)argc + 15 + AFL_MAX_ARGS, sizeof(*args));
 	int n = 0, fuzzer = AFL_FUZZER_NONE, afl;
@@ -216,13 +285,7 @@ int main(int argc, char **argv)
 	free(probe);
 	argc = afl_filter_args(argc, argv, &fuzzer, &afl);
 	args[n++] = (char *)cc;
-	n = afl_compile_args(args, n, afl, cmp && !strcmp(cmp, "1"),
-			     guard && !strcmp(guard, "1"));
-	/* gcc before 14 turns a coverage call that ends a function into a
-	 * tail call (GCC PR 90746; syzkaller issue 4447), and the callback
-	 * then records the caller's return address, which is no coverage
-	 * point.  clang never does it; the flag is harmless there. */
-	args[n++] = "-fno-optimize-sibling-calls";
+	n = add_instrumentation(args, n, cc, libdir, afl);
 	args[n++] = "-g";
 	args[n++] = join("-I", incdir);
 	free(incdir);

@@ -298,6 +298,27 @@ static const void *fn_of(uint64_t pc)
 	return NULL;
 }
 
+/* The plugin's table of inline points (docs/FORMATS.md, __ukcov_pcs);
+ * weak: the other variants have none. */
+extern const uint64_t __start___ukcov_pcs[] __attribute__((weak));
+extern const uint64_t __stop___ukcov_pcs[] __attribute__((weak));
+
+/* An inline point records its entry of the table, exactly. */
+static void expect_inline_pc(uint64_t pc)
+{
+	/* Two symbols of one section: compared as addresses. */
+	size_t n = ((uintptr_t)__stop___ukcov_pcs -
+		    (uintptr_t)__start___ukcov_pcs) / sizeof(uint64_t);
+
+	if (!__start___ukcov_pcs || n == 0)
+		FAIL("inline targets without a __ukcov_pcs table");
+	for (size_t i = 0; i < n; i++)
+		if (__start___ukcov_pcs[i] == pc)
+			return;
+	FAIL("pc 0x%llx in %s is no entry of __ukcov_pcs",
+	     (unsigned long long)pc, fn_name(pc));
+}
+
 void expect_ret_addr(uint64_t pc, const void *fn, const void *cb)
 {
 	const uint8_t *p = (const uint8_t *)(uintptr_t)pc;
@@ -311,6 +332,10 @@ void expect_ret_addr(uint64_t pc, const void *fn, const void *cb)
 	if (fn_of(pc) != fn)
 		FAIL("pc 0x%llx is in %s, not in the expected function",
 		     (unsigned long long)pc, fn_name(pc));
+	if (target_inline) {
+		expect_inline_pc(pc);
+		return;
+	}
 #ifdef __x86_64__
 	/* "PCs exactly after the call instruction" (Dmitry Vyukov,
 	 * syzkaller PR 1614; docs/KERNELS.md "Linux"): a 5-byte direct

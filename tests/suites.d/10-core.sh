@@ -2,7 +2,8 @@
 # The core suite: tests/core, built by tests/core/core.mk
 # ("make test-prep" or "make core-tests").  Every behavioural test runs
 # against gcc- and clang-instrumented targets, linked three ways
-# (-lukcov, libukcov.a, LD_PRELOAD), plus trace-pc-only targets.  Prints
+# (-lukcov, libukcov.a, LD_PRELOAD), plus trace-pc-only targets and
+# clang inline targets (plugins/clang).  Prints
 # one line per test and, last, "N passed, N failed".
 . tests/lib.sh
 D=$B/tests/core
@@ -46,6 +47,19 @@ for cc in gcc clang; do
         bad "core-$cc/fault" "$n of 30 allocation-failure tests passed"
     fi
 done
+
+# Targets instrumented inline by the clang plugin (plugins/): every
+# test again, PCs checked against the plugin's table, shared and static.
+if [ -e "$B/ukcov-inline-clang.so" ]; then
+    check "build/core-clang-inline-has-pc-table" sh -c \
+        "readelf -S '$D/core-clang-inline' | grep -q ' __ukcov_pcs '"
+    run core-clang-inline
+    check "build/core-clang-inline-static-has-runtime" static_runtime \
+        "$D/core-clang-inline-static"
+    run core-clang-inline-static
+else
+    echo "skipped core-clang-inline: the clang plugin is not built (llvm-14-dev)"
+fi
 
 # The tracing-off path of every callback is the fall-through, in the
 # archives as built and with clang compiling the same file.

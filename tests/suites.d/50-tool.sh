@@ -73,11 +73,13 @@ run_cov ./prog_asan 5; S1=$(ls cov/prog_asan.*.sancov)
 run_cov ./prog_asan 4 200; S2=$(ls cov/prog_asan.*.sancov | grep -v "$S1")
 run_cov ./cpp_asan a; SC=$(ls cov/cpp_asan.*.sancov)
 run_cov ./inl_asan 20; SI=$(ls cov/inl_asan.*.sancov)
-"$CC_W" -O0 "$SRC/main.c" "$SRC/lib.c" -o prog_gcc
-UKCOV_CC=clang "$CC_W" -O0 "$SRC/main.c" "$SRC/lib.c" -o prog_clang
-"$CC_W" -fPIC -c "$SRC/dso.c" -o dso.o && gcc -shared dso.o -o libdso.so
-"$CC_W" -fno-plt -fPIC -c "$SRC/dso.c" -o dso_noplt.o && gcc -shared dso_noplt.o -o libdso_noplt.so
-"$CC_W" "$SRC/dsomain.c" -L. -Wl,-rpath,"$T" -ldso -o dsomain
+# These are trace-pc builds (calls): their points are call sites, direct,
+# through the PLT or a GOT slot (inline builds: 57-inline.sh).
+UKCOV_INLINE=0 "$CC_W" -O0 "$SRC/main.c" "$SRC/lib.c" -o prog_gcc
+UKCOV_INLINE=0 UKCOV_CC=clang "$CC_W" -O0 "$SRC/main.c" "$SRC/lib.c" -o prog_clang
+UKCOV_INLINE=0 "$CC_W" -fPIC -c "$SRC/dso.c" -o dso.o && gcc -shared dso.o -o libdso.so
+UKCOV_INLINE=0 "$CC_W" -fno-plt -fPIC -c "$SRC/dso.c" -o dso_noplt.o && gcc -shared dso_noplt.o -o libdso_noplt.so
+UKCOV_INLINE=0 "$CC_W" "$SRC/dsomain.c" -L. -Wl,-rpath,"$T" -ldso -o dsomain
 for f in prog_asan cpp_asan inl_asan prog_gcc prog_clang libdso.so dsomain; do
 	[ -f "$f" ] || { echo "fixture $f was not built"; echo "0 passed, 1 failed"; exit 1; }
 done

@@ -21,6 +21,15 @@ for m in man/*.[1-9]; do
     check "installed-man-${m##*/}" test -e "$P/share/man/man$s/${m##*/}"
 done
 
+# The inline plugins that make built, beside the library, named by
+# pkg-config.
+for pl in clang gcc; do
+    [ -e "$B/ukcov-inline-$pl.so" ] || continue
+    check "installed-lib/ukcov-inline-$pl.so" test -e "$P/lib/ukcov-inline-$pl.so"
+    check "pkg-config-${pl}_plugin" sh -c \
+        "test \"\$(PKG_CONFIG_PATH=$P/lib/pkgconfig pkg-config --variable=${pl}_plugin ukcov)\" = '$P/lib/ukcov-inline-$pl.so'"
+done
+
 export PKG_CONFIG_PATH="$P/lib/pkgconfig"
 cc -fsanitize-coverage=trace-pc -c tests/install/target.c -o "$T/target.o"
 check pkgconfig-shared sh -c "cc \$(pkg-config --cflags ukcov) tests/install/prog.c $T/target.o \$(pkg-config --libs ukcov) -o $T/prog && $T/prog"

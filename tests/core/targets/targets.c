@@ -13,6 +13,10 @@ const char target_cc[] = "clang";
 const char target_cc[] = "gcc";
 #endif
 const int target_has_cmp = TARGET_HAS_CMP;
+#ifndef TARGET_INLINE
+#define TARGET_INLINE 0
+#endif
+const int target_inline = TARGET_INLINE;
 
 volatile int target_sink;
 

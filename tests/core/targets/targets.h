@@ -18,9 +18,12 @@
 
 extern char __start_ukcov_targets[], __stop_ukcov_targets[];
 
-/* "gcc" or "clang"; 1 if built with trace-cmp. */
+/* "gcc" or "clang"; 1 if built with trace-cmp; 1 if instrumented
+ * inline by ukcov's plugin (a PC is then an entry of __ukcov_pcs, not
+ * a return address). */
 extern const char target_cc[];
 extern const int target_has_cmp;
+extern const int target_inline;
 
 /* One basic block each: exactly one trace_pc record per call, no CMP
  * record. */

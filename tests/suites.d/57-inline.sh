@@ -1,0 +1,278 @@
+#!/bin/bash
+# tests/suites.d/57-inline.sh -- inline instrumentation (plugins/,
+# include/ukcov/inline.h) end to end: ukcov-cc's choice of plugin or
+# calls, and the tool on inline builds.  Oracle: the same sources built
+# with the calls (UKCOV_INLINE=0, trace-pc) at the same optimization
+# level must give the same points per module, records, functions and
+# lines, for a program, a linked shared library, a dlopen()ed one and
+# a -static link.  The runtime's semantics per point (threads, fork,
+# exec, signals, unique mode, remote) are the core suite's, which runs
+# on inline targets too (10-core.sh, core-clang-inline).
+#
+# Run from the top of the tree with $B set (make test does it):
+#   B=build tests/suites.d/57-inline.sh
+set -u
+. tests/lib.sh
+TOP=$(pwd)
+U=$TOP/$B/ukcov
+CCW=$TOP/$B/ukcov-cc
+SRC=$TOP/tests/inline
+
+if [ ! -e "$TOP/$B/ukcov-inline-clang.so" ]; then
+	echo "skipped inline: the clang plugin is not built (llvm-14-dev; scripts/deps.sh installs it)"
+	summary
+	exit
+fi
+for f in "$U" "$CCW"; do
+	[ -x "$f" ] || { bad "prerequisites" "missing $f (make tools)"; summary; exit; }
+done
+cd "$T" || exit 1
+
+# expect NAME WANT-STATUS WANT-STDERR CMD...: exact status and stderr.
+expect() {
+	name=$1 want_rc=$2 want_err=$3
+	shift 3
+	"$@" >/dev/null 2>"$T/err"
+	rc=$?
+	if [ "$rc" = "$want_rc" ] && [ "$(cat "$T/err")" = "$want_err" ]; then
+		ok "$name"
+	else
+		bad "$name" "status $rc, stderr '$(cat "$T/err")'"
+	fi
+}
+
+# same NAME FILE-A FILE-B: identical, non-empty files.
+same() {
+	if [ -s "$2" ] && cmp -s "$2" "$3"; then
+		ok "$1"
+	else
+		bad "$1" "$(diff "$2" "$3" | head -5 | tr '\n' ' ')"
+	fi
+}
+
+calls() { objdump -d "$1" | grep -c -E 'call.*<__sanitizer_cov_trace_pc(@plt)?>'; }
+has_table() { readelf -SW "$1" | grep -q ' __ukcov_pcs '; }
+
+# build DIR MODE OPT CC: main, libsolib.so and libdlib.so with CC
+# through ukcov-cc, UKCOV_INLINE=MODE, -OPT.
+build() {
+	mkdir -p "$1" && (cd "$1" &&
+		export UKCOV_CC=$4 UKCOV_INLINE=$2 &&
+		"$CCW" -$3 -fPIC -shared "$SRC/solib.c" -o libsolib.so &&
+		"$CCW" -$3 -fPIC -shared "$SRC/dlib.c" -o libdlib.so &&
+		"$CCW" -$3 "$SRC/main.c" -L. -Wl,-rpath,'$ORIGIN' -lsolib -ldl \
+			-o main) >"$T/build.log" 2>&1
+}
+
+# ---- ukcov-cc: the calls by default, the plugin on request ----------------
+for cc in clang gcc; do
+	for o in O0 O2; do
+		build $cc-call-$o 0 $o $cc || bad "$cc -$o: calls build" "$(tail -3 "$T/build.log")"
+		build $cc-inl-$o 1 $o $cc || bad "$cc -$o: inline build" "$(tail -3 "$T/build.log")"
+	done
+	build $cc-def-O2 "" O2 $cc || bad "$cc: default build" "$(tail -3 "$T/build.log")"
+	for f in main libsolib.so libdlib.so; do
+		n=$(calls "$cc-call-O2/$f")
+		if [ "$n" -gt 0 ] && ! has_table "$cc-call-O2/$f"; then
+			ok "$cc UKCOV_INLINE=0: $f calls the callback ($n sites), no table"
+		else
+			bad "$cc UKCOV_INLINE=0: $f" "$n call sites, table: $(has_table "$cc-call-O2/$f" && echo yes)"
+		fi
+		n=$(calls "$cc-inl-O2/$f")
+		if [ "$n" -eq 0 ] && has_table "$cc-inl-O2/$f"; then
+			ok "$cc UKCOV_INLINE=1: $f has no call to the callback and a __ukcov_pcs table"
+		else
+			bad "$cc UKCOV_INLINE=1: $f" "$n call sites, table: $(has_table "$cc-inl-O2/$f" && echo yes)"
+		fi
+		# The default: the calls, for both compilers (inline is slower
+		# while recording unique coverage today: tools/wrapper.c).
+		n=$(calls "$cc-def-O2/$f")
+		if [ "$n" -gt 0 ] && ! has_table "$cc-def-O2/$f"; then
+			ok "$cc default: $f calls the callback"
+		else
+			bad "$cc default: $f" "$n call sites, table: $(has_table "$cc-def-O2/$f" && echo yes)"
+		fi
+	done
+done
+
+# UKCOV_INLINE=1 insists: a wrapper installed without its plugins, and
+# the modes the plugin does not have, fail with one line.
+mkdir -p bare/bin && cp "$CCW" bare/bin/ukcov-cc
+expect "UKCOV_INLINE=1 without the plugin: one-line error" 1 \
+	"ukcov-cc: UKCOV_INLINE=1: no inline plugin for clang: $T/bare/bin/../lib/ukcov-inline-clang.so: No such file or directory (build it with make, or set UKCOV_INLINE=0)" \
+	env UKCOV_INLINE=1 UKCOV_CC=clang bare/bin/ukcov-cc -c "$SRC/dlib.c" -o bare.o
+check "UKCOV_INLINE=1 without the plugin: nothing compiled" test ! -e bare.o
+check "no plugin, no UKCOV_INLINE: calls" sh -c \
+	"UKCOV_CC=clang bare/bin/ukcov-cc -c '$SRC/dlib.c' -o bare.o &&
+	 objdump -dr bare.o | grep -q __sanitizer_cov_trace_pc"
+expect "UKCOV_INLINE=1 with UKCOV_CMP=1: one-line error" 1 \
+	"ukcov-cc: UKCOV_INLINE=1: inline instrumentation has no CMP mode; unset UKCOV_CMP or set UKCOV_INLINE=0" \
+	env UKCOV_INLINE=1 UKCOV_CMP=1 UKCOV_CC=clang "$CCW" -c "$SRC/dlib.c" -o cmp.o
+expect "UKCOV_INLINE=1 with UKCOV_GUARD=1: one-line error" 1 \
+	"ukcov-cc: UKCOV_INLINE=1: inline instrumentation has no guard mode; unset UKCOV_GUARD or set UKCOV_INLINE=0" \
+	env UKCOV_INLINE=1 UKCOV_GUARD=1 UKCOV_CC=clang "$CCW" -c "$SRC/dlib.c" -o guard.o
+check "pkg-config --variable=clang_plugin names the built plugin" sh -c \
+	"test \"\$(PKG_CONFIG_PATH=$TOP/$B/pkgconfig pkg-config --variable=clang_plugin ukcov)\" = '$TOP/$B/ukcov-inline-clang.so'"
+
+# ---- the tool: same points, records, functions and lines as the calls -----
+# summary_of DIR MODE: what `ukcov run --mode MODE` and the tool say.
+summary_of() {
+	(cd "$1" &&
+	 "$U" run --mode "$2" -o run.dump -- ./main ./libdlib.so >out.txt 2>run.err &&
+	 sed -n 's/.*; \([0-9]*\) records, \([0-9]*\) dropped$/records \1 dropped \2/p' run.err &&
+	 for f in main libsolib.so libdlib.so; do
+		echo "$f: $("$U" print-coverage-pcs "$f" | wc -l) points"
+	 done &&
+	 "$U" stats main libsolib.so libdlib.so run.dump &&
+	 "$U" covered-functions main libsolib.so libdlib.so run.dump &&
+	 "$U" not-covered-functions main libsolib.so libdlib.so run.dump &&
+	 "$U" lcov main libsolib.so libdlib.so run.dump |
+		grep -E '^(SF|FN|FNDA|DA|LF|LH):' &&
+	 cat out.txt)
+}
+# lines_of FILE: what summary_of says of functions and covered lines,
+# without counts (gcc duplicates a block holding a call where it does
+# not duplicate the inline code: more points, the same lines).
+lines_of() {
+	grep -E '^(/|SF:|FN:|LF:)|^DA:' "$1" | sed 's/^\(DA:[0-9]*\),[1-9][0-9]*$/\1,hit/'
+}
+for cc in clang gcc; do
+	for o in O0 O2; do
+		for m in unique pc; do
+			summary_of $cc-call-$o $m >$cc-call-$o-$m.txt 2>&1
+			summary_of $cc-inl-$o $m >$cc-inl-$o-$m.txt 2>&1
+			if [ $cc-$o = gcc-O2 ]; then
+				lines_of $cc-call-$o-$m.txt >a.txt
+				lines_of $cc-inl-$o-$m.txt >b.txt
+				same "$cc -$o, ukcov run --mode $m: functions and covered lines as the calls" a.txt b.txt
+			else
+				same "$cc -$o, ukcov run --mode $m: records, points per module, stats, functions, lines as the calls" \
+					$cc-call-$o-$m.txt $cc-inl-$o-$m.txt
+			fi
+		done
+	done
+done
+# The three modules all recorded (not an empty comparison).
+for cc in clang gcc; do
+	check "$cc -O2: every module has covered points" sh -c \
+		"grep -q 'dlib_twice' $cc-inl-O2-unique.txt && grep -q 'solib_sum' $cc-inl-O2-unique.txt &&
+		 grep -q ' main\$' $cc-inl-O2-unique.txt && grep -q '^records [1-9]' $cc-inl-O2-unique.txt"
+done
+
+# coverage=1 (the process-wide PC set, not a kcov descriptor): the same
+# .sancov files' functions and lines.
+sancov_of() {
+	(cd "$1" && rm -rf cov && mkdir cov &&
+	 UKCOV_OPTIONS="coverage=1 coverage_dir=cov" ./main ./libdlib.so >/dev/null &&
+	 ls cov | sed 's/\.[0-9]*\.sancov$//' | sort &&
+	 "$U" stats main libsolib.so libdlib.so cov/*.sancov &&
+	 "$U" covered-functions main libsolib.so libdlib.so cov/*.sancov &&
+	 "$U" lcov main libsolib.so libdlib.so cov/*.sancov |
+		grep -E '^(SF|FN|FNDA|DA|LF|LH):')
+}
+# Every point goes through the entry's C half here (the process-wide
+# set), called by gcc's plugin from inside an asm statement.
+for d in clang-O2 gcc-O0; do
+	sancov_of ${d%-*}-call-${d#*-} >call-sancov.txt 2>&1
+	sancov_of ${d%-*}-inl-${d#*-} >inl-sancov.txt 2>&1
+	same "$d coverage=1: the .sancov files give the stats, functions and lines of the calls" \
+		call-sancov.txt inl-sancov.txt
+	check "$d coverage=1: a file per module, points covered" sh -c \
+		"grep -qx libdlib.so inl-sancov.txt && grep -qx libsolib.so inl-sancov.txt &&
+		 grep -qx main inl-sancov.txt && grep -q '^cov-edges: [1-9]' inl-sancov.txt"
+done
+
+# -static: libukcov.a, the runtime in the executable.
+for cc in clang gcc; do
+	for m in 0 1; do
+		x=static-$cc-$m
+		(UKCOV_CC=$cc UKCOV_INLINE=$m "$CCW" -O0 -static "$SRC/main.c" \
+			"$SRC/solib.c" -o $x) >"$T/build.log" 2>&1 ||
+			bad "$cc -static UKCOV_INLINE=$m builds" "$(tail -3 "$T/build.log")"
+		"$U" run -o $x.dump -- ./$x >/dev/null 2>$x.err
+		{ sed -n 's/.*; \([0-9]*\) records.*/\1 records/p' $x.err
+		  "$U" print-coverage-pcs $x | wc -l
+		  "$U" covered-functions $x $x.dump; } >$x.txt 2>&1
+	done
+	check "$cc -static inline build has no libukcov.so and a table" sh -c \
+		"! ldd static-$cc-1 2>/dev/null | grep -q libukcov && has() { readelf -SW \$1 | grep -q ' __ukcov_pcs '; } && has static-$cc-1"
+	same "$cc -static: records, points and functions as the calls" static-$cc-0.txt static-$cc-1.txt
+done
+
+# The gcc plugin refuses a gcc it was not built for, with its message
+# and gcc's, and compiles nothing.
+P=$(gcc -print-file-name=plugin)
+if g++ -I"$P/include" -I"$TOP/include" -fno-rtti -fPIC -shared -O0 \
+	-DUKCOV_PLUGIN_TEST_BASEVER='"11.3.0"' "$TOP/plugins/gcc/ukcov_inline_gcc.cc" \
+	-o old.so 2>"$T/build.log"; then
+	gcc -fplugin=./old.so -c "$SRC/dlib.c" -o old.o 2>old.err
+	rc=$?
+	if [ $rc = 1 ] && [ ! -e old.o ] && [ "$(wc -l <old.err)" = 2 ] &&
+	   grep -q "^cc1: error: ukcov inline plugin: built for gcc 11.3.0 (.*), this is gcc $(gcc -dumpfullversion) (.*): rebuild it (make) or set .UKCOV_INLINE=0.\$" old.err &&
+	   grep -q '^cc1: error: failed to initialize plugin ./old.so$' old.err; then
+		ok "gcc plugin built for another gcc: one message, no object"
+	else
+		bad "gcc plugin built for another gcc" "status $rc: $(cat old.err)"
+	fi
+else
+	bad "gcc plugin for another gcc builds" "$(tail -3 "$T/build.log")"
+fi
+
+# ---- the table as input ------------------------------------------------------
+# A position-independent image whose entries only its RELATIVE
+# relocations hold (as lld leaves them): the same points.
+python3 - clang-inl-O2/libsolib.so zeroed.so <<'EOF'
+import struct, sys
+d = bytearray(open(sys.argv[1], "rb").read())
+shoff, = struct.unpack_from("<Q", d, 0x28)
+shentsize, shnum, shstrndx = struct.unpack_from("<HHH", d, 0x3a)
+stroff = struct.unpack_from("<Q", d, shoff + shstrndx * shentsize + 0x18)[0]
+for i in range(shnum):
+    h = shoff + i * shentsize
+    name = struct.unpack_from("<I", d, h)[0]
+    if d[stroff + name:].split(b"\0")[0] == b"__ukcov_pcs":
+        off, size = struct.unpack_from("<QQ", d, h + 0x18)
+        d[off:off + size] = bytes(size)
+open(sys.argv[2], "wb").write(d)
+EOF
+"$U" print-coverage-pcs clang-inl-O2/libsolib.so >pcs-file.txt 2>&1
+"$U" print-coverage-pcs zeroed.so >pcs-rela.txt 2>&1
+same "entries from RELATIVE relocations alone: the same points" pcs-file.txt pcs-rela.txt
+
+# corrupt FILE OUT HOW: a copy with its table's size minus 1 (size) or
+# its first entry made 1, outside all code (entry).
+corrupt() {
+	python3 - "$1" "$2" "$3" <<'EOF'
+import struct, sys
+d = bytearray(open(sys.argv[1], "rb").read())
+shoff, = struct.unpack_from("<Q", d, 0x28)
+shentsize, shnum, shstrndx = struct.unpack_from("<HHH", d, 0x3a)
+stroff = struct.unpack_from("<Q", d, shoff + shstrndx * shentsize + 0x18)[0]
+for i in range(shnum):
+    h = shoff + i * shentsize
+    name = struct.unpack_from("<I", d, h)[0]
+    if d[stroff + name:].split(b"\0")[0] == b"__ukcov_pcs":
+        off, size = struct.unpack_from("<QQ", d, h + 0x18)
+        if sys.argv[3] == "size":
+            struct.pack_into("<Q", d, h + 0x20, size - 1)
+        else:
+            struct.pack_into("<Q", d, off, 1)
+open(sys.argv[2], "wb").write(d)
+EOF
+}
+UKCOV_CC=clang "$CCW" -O2 -no-pie "$SRC/main.c" "$SRC/solib.c" -ldl -o nopie 2>"$T/build.log" ||
+	bad "-no-pie inline build" "$(tail -3 "$T/build.log")"
+corrupt nopie badsize size
+corrupt nopie badentry entry
+sz=$((0x$(readelf -SW nopie |
+	sed -n 's/.* __ukcov_pcs  *PROGBITS  *[0-9a-f]*  *[0-9a-f]*  *\([0-9a-f]*\) .*/\1/p')))
+expect "a table whose size is no multiple of 8: one-line error" 1 \
+	"ukcov: error: badsize: __ukcov_pcs: size $((sz - 1)) is not a multiple of 8" \
+	"$U" print-coverage-pcs badsize
+expect "an entry outside the code: one-line error" 1 \
+	"ukcov: error: badentry: __ukcov_pcs entry 0 (0x1) is not in executable code" \
+	"$U" print-coverage-pcs badentry
+expect "a table in an unlinked object: one-line error" 1 \
+	"ukcov: error: cmp.o: __ukcov_pcs in an unlinked object: link it first" \
+	sh -c "UKCOV_CC=clang '$CCW' -c '$SRC/dlib.c' -o cmp.o && '$U' print-coverage-pcs cmp.o"
+summary
