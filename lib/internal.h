@@ -25,6 +25,22 @@
 #define likely(x)   __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
 
+/* The PC a .sancov file, a dump, the PC set and the trace hold for a
+ * callback's return address: inside the call instruction, as
+ * compiler-rt's StackTrace::GetPreviousInstructionPc
+ * (sanitizer_stacktrace.h, which its trace_pc_guard uses) and LLVM
+ * sancov's getPreviousInstructionPc (llvm/tools/sancov/sancov.cpp)
+ * choose it; the tool's pc_to_point (tools/elfpoints.c) is the same
+ * rule.  A constant: the callbacks do no more work for it.  (The kcov
+ * buffer keeps the return address itself, as the kernels' do.) */
+#if defined(__aarch64__)
+#define UKCOV_PREV_PC(ret) ((ret) - 4)
+#elif defined(__riscv)
+#define UKCOV_PREV_PC(ret) ((ret) - 2)
+#else
+#define UKCOV_PREV_PC(ret) ((ret) - 1)
+#endif
+
 /* An AT_SECURE process (set-user-ID, set-group-ID, file capabilities):
  * its invoker, not its owner, chose the environment and the inherited
  * descriptors, so the runtime reads no environment and takes over no
