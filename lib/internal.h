@@ -119,7 +119,17 @@ struct ukcov_cb {
 	uint64_t magic;			/* [I] UKCOV_MAGIC, stored last */
 	uint32_t layout;		/* [I] sizeof(struct ukcov_cb) */
 	int32_t flavor;			/* [F] UKCOV_LINUX..., 0 undecided */
-	pthread_mutex_t lock;
+	/* One size on every 64-bit ABI, so that processes of two
+	 * architectures share a block (an x86-64 `ukcov run` execs an
+	 * aarch64 program through qemu-user): glibc's pthread_mutex_t is
+	 * 40 bytes on x86-64 and 48 on aarch64, with the futex word, owner
+	 * and kind at the same offsets (sysdeps/nptl/bits/
+	 * struct_mutex.h, sysdeps/x86/nptl/bits/struct_mutex.h). */
+	union {
+		pthread_mutex_t lock;
+		char lock_slot[64];
+	};
+_Static_assert(sizeof(pthread_mutex_t) <= 64, "the lock slot holds the mutex");
 	int32_t state;			/* [M] enum ukcov_state */
 	int32_t mode;			/* [M] enum ukcov_mode while RUNNING */
 	uint64_t entries;		/* [F] buffer size in 8-byte entries */
