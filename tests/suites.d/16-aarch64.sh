@@ -175,4 +175,25 @@ if ${CROSS}gcc -O1 -g -fsanitize-coverage=trace-pc "$SRC/main.c" "$SRC/lib.c" \
 else
 	bad "aarch64/tool: fixtures build" "cross gcc/clang failed"
 fi
+
+# ---- shell suites with aarch64 programs and the host tool ------------
+# cross_suite FILE: a suite of tests/suites.d run with CROSS and LB
+# (tests/lib.sh); its lines prefixed "aarch64/", its counts added.
+cross_suite() {
+	cs=$1
+	CROSS=$CROSS LB=$AB B=$B "tests/suites.d/$cs" >"$T/$cs.out" 2>&1
+	sed -n 's/^ok /ok aarch64\//p; s/^not ok /not ok aarch64\//p; s/^skipped /skipped aarch64\//p' "$T/$cs.out"
+	cs_line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$T/$cs.out" | tail -n 1)
+	if [ -z "$cs_line" ]; then
+		bad "aarch64/$cs" "no summary line: $(tail -3 "$T/$cs.out" | tr '\n' ' ')"
+		return
+	fi
+	set -- $cs_line
+	pass=$((pass + $1))
+	fail=$((fail + $3))
+}
+# ukcov-cc finds the runtime next to itself (tools/wrapper.c): a copy
+# of the host's wrapper in $AB links the aarch64 one.
+cp "$B/ukcov-cc" "$AB/ukcov-cc"
+cross_suite 55-unique.sh
 summary
