@@ -35,7 +35,9 @@ $(B)/ukcov-c++: $(B)/ukcov-cc
 	ln -sf ukcov-cc $@
 
 .PHONY: install-tool
+ifeq ($(CROSS),)
 install-extra:: install-tool
+endif
 install-tool: tools
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
 	$(INSTALL) -m 755 $(B)/ukcov $(B)/ukcov-cc $(DESTDIR)$(BINDIR)/

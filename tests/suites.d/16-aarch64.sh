@@ -176,6 +176,21 @@ else
 	bad "aarch64/tool: fixtures build" "cross gcc/clang failed"
 fi
 
+# ---- make CROSS=... install: a tree the cross compiler builds with ----
+P=$T/prefix
+if make --no-print-directory -s CROSS=$CROSS B="$AB" PREFIX="$P" install >"$T/install.log" 2>&1 &&
+	file -L "$P/lib/libukcov.so.0" | grep -q 'ARM aarch64' && [ ! -e "$P/bin/ukcov" ]; then
+	ok "aarch64/install: the aarch64 runtime, without the host tool"
+else
+	bad "aarch64/install" "$(tail -3 "$T/install.log" | tr '\n' ' ')"
+fi
+pc() { PKG_CONFIG_LIBDIR="$P/lib/pkgconfig" pkg-config "$@" ukcov; }
+${CROSS}gcc -fsanitize-coverage=trace-pc -c tests/install/target.c -o "$T/target.o"
+check "aarch64/install: pkg-config, shared, runs under qemu" sh -c \
+	"${CROSS}gcc $(pc --cflags) tests/install/prog.c $T/target.o $(pc --libs) -o $T/iprog && $T/iprog"
+check "aarch64/install: pkg-config --static, runs under qemu" sh -c \
+	"${CROSS}gcc -static $(pc --cflags) tests/install/prog.c $T/target.o $(pc --static --libs) -o $T/iprog-static && $T/iprog-static"
+
 # ---- shell suites with aarch64 programs and the host tool ------------
 # cross_suite FILE: a suite of tests/suites.d run with CROSS and LB
 # (tests/lib.sh); its lines prefixed "aarch64/", its counts added.
