@@ -65,3 +65,10 @@ else
     TGCC=gcc TCLANG=clang
 fi
 tcc() { if [ "$1" = clang ]; then echo "$TCLANG"; else echo "$TGCC"; fi; }
+# The call instruction of the target, as objdump prints it, and its
+# length: a record (a return address) is the call site + TCALL_LEN.
+if [ "${CROSS%%-*}" = aarch64 ]; then
+    TCALL=bl TCALL_LEN=4
+else
+    TCALL=call TCALL_LEN=5
+fi

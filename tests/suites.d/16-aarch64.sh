@@ -22,6 +22,11 @@
 #   LD_PRELOAD reaches the host loader of the qemu that binfmt starts
 #   for it, which adds "ERROR: ld.so: object ... cannot be preloaded".
 #
+# Then the host tool on aarch64 binaries, dumps and .sancov files (the
+# points against objdump's call sites), make CROSS=... install with a
+# program built from the installed tree, and the shell suites 55-unique
+# (but Lua) and 60-sancov with aarch64 programs (tests/lib.sh CROSS, LB).
+#
 # Without the cross tools (scripts/deps.sh installs them as root) the
 # suite prints one "skipped" line.
 #   B=build tests/suites.d/16-aarch64.sh
@@ -211,4 +216,5 @@ cross_suite() {
 # of the host's wrapper in $AB links the aarch64 one.
 cp "$B/ukcov-cc" "$AB/ukcov-cc"
 cross_suite 55-unique.sh
+cross_suite 60-sancov.sh
 summary
