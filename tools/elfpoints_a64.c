@@ -18,13 +18,14 @@
  * blr x20"), so the sweep tracks what each register holds.  A register
  * that any other instruction may write is forgotten, as are x0-x18 and
  * x30 after a call (AAPCS64 caller-saved): a point can be missed this
- * way, a call of something else is not taken for one.  Two exceptions
- * keep a linear sweep right where blocks are laid out after the return:
- * a ret forgets nothing, and neither does the epilogue's reload of
- * x19-x28 from the stack ("ldp x19, x20, [sp, #16]; ...; ret", then a
- * block that still calls "blr x20"): compiled code writes a register
- * before it calls through it, so a next function cannot inherit a stale
- * callback.
+ * way.  Two exceptions keep a linear sweep right where blocks are laid
+ * out after the return: a ret forgets nothing, and neither does the
+ * epilogue's reload of x19-x28 from the stack ("ldp x19, x20, [sp,
+ * #16]; ...; ret", then a block that still calls "blr x20").  Compiled
+ * code writes a register before it calls through it, so a next function
+ * does not inherit a stale callback; only a blr through a callee-saved
+ * register reloaded from a spill slot in the same function could be
+ * taken for a point it is not.
  */
 #include "elfpoints.h"
 
