@@ -405,12 +405,13 @@ guard_hit(const uint32_t *guard, uint32_t on, uint64_t pc)
 	if (unlikely(on & UKCOV_SANCOV_TRACE))	/* coverage_trace_bb */
 		__ukcov_sancov_trace_event(UKCOV_PREV_PC(pc));
 	if (on & UKCOV_SANCOV_PCS) {
-		/* The first hit's PREV_PC, as compiler-rt keeps it.  Racing
+		/* The first hit's point, as compiler-rt keeps it.  Racing
 		 * threads store the same value. */
 		uint64_t *slot = &__ukcov_sancov.guard_pcs[g];
 
 		if (__atomic_load_n(slot, __ATOMIC_RELAXED) == 0)
-			__atomic_store_n(slot, UKCOV_PREV_PC(pc), __ATOMIC_RELAXED);
+			__atomic_store_n(slot, UKCOV_PREV_PC(pc),
+					 __ATOMIC_RELAXED);
 	}
 	if (unlikely(on & UKCOV_SANCOV_CNT)) {
 		uint8_t *c = &__ukcov_sancov.counters[g];
@@ -641,7 +642,8 @@ CALLBACK void __sanitizer_cov_trace_pc_guard(uint32_t *guard)
 
 		if (likely(__atomic_load_n(slot, __ATOMIC_RELAXED) != 0))
 			return;
-		__atomic_store_n(slot, UKCOV_PREV_PC(RET_IP()), __ATOMIC_RELAXED);
+		__atomic_store_n(slot, UKCOV_PREV_PC(RET_IP()),
+				 __ATOMIC_RELAXED);
 		return;
 	}
 	/* Out of line, with the edge's PC as an argument: inlined, the

@@ -32,7 +32,7 @@ struct elf_info {
  * StackTrace::GetPreviousInstructionPc choose it.  x86-64: pc - 1 (calls
  * are 2 to 7 bytes), aarch64: pc - 4 (the bl/blr itself), riscv: pc - 2
  * (a call may be a 2-byte c.jalr).  libukcov's .sancov files use the
- * same rule (lib/callbacks.c PREV_PC), so every tool input agrees.
+ * same rule (UKCOV_PREV_PC, lib/internal.h), so every input agrees.
  */
 uint64_t pc_to_point(unsigned machine, uint64_t pc);
 
