@@ -21,10 +21,14 @@
 
 /* The point a dump holds for a record's return address, as
  * docs/FORMATS.md states it ("PC conventions"): the call's last byte on
- * x86-64, the bl/blr itself on aarch64. */
+ * x86-64, the bl/blr itself on aarch64, the return address - 2 on riscv
+ * (sancov's getPreviousInstructionPc). */
 #if defined(__aarch64__)
 #define POINT(ret) ((ret) - 4)
 #define POINT_OF_0x11 "d"
+#elif defined(__riscv)
+#define POINT(ret) ((ret) - 2)
+#define POINT_OF_0x11 "f"
 #else
 #define POINT(ret) ((ret) - 1)
 #define POINT_OF_0x11 "10"
