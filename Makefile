@@ -27,8 +27,9 @@ ifeq ($(origin CC),default)
 CC := gcc
 endif
 # make CROSS=aarch64-linux-gnu-: the runtime and the core tests for
-# another architecture, with Debian's cross gcc (tests/aarch64.sh runs
-# them under qemu-user).  The tool stays the host's.
+# another architecture, with Debian's cross gcc (make test-aarch64,
+# tests/suites.d/16-aarch64.sh, runs them under qemu-user).  The tool
+# stays the host's.
 ifneq ($(CROSS),)
 CC := $(CROSS)gcc
 CORE_HCC := $(CROSS)gcc
@@ -100,7 +101,10 @@ mutants:
 compile_commands.json:
 	bear --output $@ -- $(MAKE) --no-print-directory -B all
 
-install: all
+# make CROSS=... install: the runtime for that target (headers,
+# libukcov.{a,so}, ukcov.pc for the cross compiler with PKG_CONFIG_LIBDIR)
+# and the man pages; the tool and its wrapper stay the host's.
+install: $(if $(CROSS),lib,all)
 	$(INSTALL) -d $(DESTDIR)$(INCLUDEDIR)/ukcov/linux $(DESTDIR)$(INCLUDEDIR)/ukcov/freebsd \
 	    $(DESTDIR)$(INCLUDEDIR)/ukcov/netbsd $(DESTDIR)$(INCLUDEDIR)/ukcov/openbsd \
 	    $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(BINDIR)

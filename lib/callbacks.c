@@ -178,9 +178,9 @@ static __attribute__((noinline, used)) void trace_pc_process(uint32_t on,
 	if (on & UKCOV_SANCOV_KCOV)
 		kcov_pc(pc);
 	if (on & UKCOV_SANCOV_PCSET)
-		pcset_hit(pc - 1);
+		pcset_hit(UKCOV_PREV_PC(pc));
 	if (on & UKCOV_SANCOV_TRACE)
-		__ukcov_sancov_trace_event(pc - 1);
+		__ukcov_sancov_trace_event(UKCOV_PREV_PC(pc));
 }
 
 #if UKCOV_ASM_CALLBACKS
@@ -405,14 +405,15 @@ guard_hit(const uint32_t *guard, uint32_t on, uint64_t pc)
 	if (unlikely(g == 0))
 		return;
 	if (unlikely(on & UKCOV_SANCOV_TRACE))	/* coverage_trace_bb */
-		__ukcov_sancov_trace_event(pc - 1);
+		__ukcov_sancov_trace_event(UKCOV_PREV_PC(pc));
 	if (on & UKCOV_SANCOV_PCS) {
-		/* The first hit's PC - 1, as compiler-rt keeps it.  Racing
+		/* The first hit's point, as compiler-rt keeps it.  Racing
 		 * threads store the same value. */
 		uint64_t *slot = &__ukcov_sancov.guard_pcs[g];
 
 		if (__atomic_load_n(slot, __ATOMIC_RELAXED) == 0)
-			__atomic_store_n(slot, pc - 1, __ATOMIC_RELAXED);
+			__atomic_store_n(slot, UKCOV_PREV_PC(pc),
+					 __ATOMIC_RELAXED);
 	}
 	if (unlikely(on & UKCOV_SANCOV_CNT)) {
 		uint8_t *c = &__ukcov_sancov.counters[g];
@@ -658,7 +659,8 @@ CALLBACK void __sanitizer_cov_trace_pc_guard(uint32_t *guard)
 
 		if (likely(__atomic_load_n(slot, __ATOMIC_RELAXED) != 0))
 			return;
-		__atomic_store_n(slot, RET_IP() - 1, __ATOMIC_RELAXED);
+		__atomic_store_n(slot, UKCOV_PREV_PC(RET_IP()),
+				 __ATOMIC_RELAXED);
 		return;
 	}
 	/* Out of line, with the edge's PC as an argument: inlined, the
@@ -998,7 +1000,7 @@ CALLBACK void __sanitizer_cov_trace_pc_indir(uintptr_t callee)
 	if (likely(__atomic_load_n(&__ukcov_sancov.indir_on,
 				   __ATOMIC_RELAXED) == 0))
 		return;
-	__ukcov_sancov_indir_pair(RET_IP() - 1, callee);
+	__ukcov_sancov_indir_pair(UKCOV_PREV_PC(RET_IP()), callee);
 }
 
 /* The PC and guard callbacks as the program's code calls them (the

@@ -262,7 +262,7 @@ static int write_pcs(struct line *l, const struct module_set *set,
 	if (!pcs)
 		return -1;
 	for (i = 0; i < n; i++)
-		pcs[i] = buf[1 + i] - 1;
+		pcs[i] = UKCOV_PREV_PC(buf[1 + i]);
 	qsort(pcs, n, sizeof(*pcs), cmp_u64);
 	for (u = 0, i = 0; i < n; i++)
 		if (u == 0 || pcs[i] != pcs[u - 1])
@@ -297,7 +297,7 @@ static int write_cmps(struct line *l, const struct module_set *set,
 {
 	for (uint64_t i = 0; i < n; i++) {
 		const uint64_t *r = &buf[1 + 4 * i];
-		uint64_t pc = r[3] - 1;
+		uint64_t pc = UKCOV_PREV_PC(r[3]);
 		int m = module_of(set, pc);
 
 		l->n = 0;

@@ -51,6 +51,22 @@
 #define likely(x)   __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
 
+/* The PC a .sancov file, a dump, the PC set and the trace hold for a
+ * callback's return address: inside the call instruction, as
+ * compiler-rt's StackTrace::GetPreviousInstructionPc
+ * (sanitizer_stacktrace.h, which its trace_pc_guard uses) and LLVM
+ * sancov's getPreviousInstructionPc (llvm/tools/sancov/sancov.cpp)
+ * choose it; the tool's pc_to_point (tools/elfpoints.c) is the same
+ * rule.  A constant: the callbacks do no more work for it.  (The kcov
+ * buffer keeps the return address itself, as the kernels' do.) */
+#if defined(__aarch64__)
+#define UKCOV_PREV_PC(ret) ((ret) - 4)
+#elif defined(__riscv)
+#define UKCOV_PREV_PC(ret) ((ret) - 2)
+#else
+#define UKCOV_PREV_PC(ret) ((ret) - 1)
+#endif
+
 /* An AT_SECURE process (set-user-ID, set-group-ID, file capabilities):
  * its invoker, not its owner, chose the environment and the inherited
  * descriptors, so the runtime reads no environment and takes over no
@@ -129,7 +145,17 @@ struct ukcov_cb {
 	uint64_t magic;			/* [I] UKCOV_MAGIC, stored last */
 	uint32_t layout;		/* [I] sizeof(struct ukcov_cb) */
 	int32_t flavor;			/* [F] UKCOV_LINUX..., 0 undecided */
-	pthread_mutex_t lock;
+	/* One size on every 64-bit ABI, so that processes of two
+	 * architectures share a block (an x86-64 `ukcov run` execs an
+	 * aarch64 program through qemu-user): glibc's pthread_mutex_t is
+	 * 40 bytes on x86-64 and 48 on aarch64, with the futex word, owner
+	 * and kind at the same offsets (sysdeps/nptl/bits/
+	 * struct_mutex.h, sysdeps/x86/nptl/bits/struct_mutex.h). */
+	union {
+		pthread_mutex_t lock;
+		char lock_slot[64];
+	};
+_Static_assert(sizeof(pthread_mutex_t) <= 64, "the lock slot holds the mutex");
 	int32_t state;			/* [M] enum ukcov_state */
 	int32_t mode;			/* [M] enum ukcov_mode while RUNNING */
 	uint64_t entries;		/* [F] buffer size in 8-byte entries */

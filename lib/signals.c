@@ -237,8 +237,11 @@ UKCOV_EXPORT int sigaction(int sig, const struct sigaction *act,
 
 /*
  * coverage=1 (lib/sancov.c): SIGSEGV, SIGBUS, SIGABRT, SIGFPE and SIGILL
- * write the coverage files before the program's handler runs, or before
- * the default action kills the process.  A signal the program ignores
+ * (and SIGTRAP on aarch64, where __builtin_trap and -fsanitize-trap are
+ * a brk: what ud2's SIGILL is on x86-64) write the coverage files
+ * before the program's handler runs, or before the default action kills
+ * the process.  A debugger takes SIGTRAP through ptrace before any
+ * handler would run.  A signal the program ignores
  * is left alone.  The program's own handlers are chained as for any
  * signal; its view of the action (sigaction's oldact) is unchanged.
  * dump (sancov.c's, handed down: signals.c is the lower layer) writes
@@ -246,7 +249,11 @@ UKCOV_EXPORT int sigaction(int sig, const struct sigaction *act,
  */
 void ukcov__signals_hook_fatal(void (*dump)(int sig))
 {
-	static const int sigs[] = { SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL };
+	static const int sigs[] = { SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL,
+#if defined(__aarch64__)
+				    SIGTRAP,
+#endif
+	};
 	sigset_t old;
 
 	__atomic_store_n(&fatal_dump, dump, __ATOMIC_RELEASE);

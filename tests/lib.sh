@@ -60,3 +60,32 @@ zlib_src() {
         echo "$1/$B/bench-cache/src/zlib-1.2.13.dfsg"
     fi
 }
+# Cross runs: tests/suites.d/16-aarch64.sh runs some suites again with
+# CROSS=aarch64-linux-gnu- and LB=$B-aarch64.  Those suites build their
+# programs with TGCC and TCLANG (tcc gcc|clang names one of them) against
+# the runtime in $LB, and the kernel runs them through binfmt_misc and
+# qemu-user; the tool ($B/ukcov) stays the host's.  Without CROSS, TGCC
+# and TCLANG are gcc and clang and LB is $B.
+CROSS=${CROSS:-}
+LB=${LB:-$B}
+if [ -n "$CROSS" ]; then
+    TGCC=${CROSS}gcc
+    # One program name for $UKCOV_CC (tools/wrapper.c runs it without a
+    # shell): clang for the target.  Debian has no compiler-rt for the
+    # target, which clang's driver links with -fsanitize-coverage;
+    # libukcov is the coverage runtime, so leave it out.
+    TCLANG=$T/${CROSS}clang
+    printf '#!/bin/sh\nexec clang --target=%s -fno-sanitize-link-runtime -Wno-unused-command-line-argument "$@"\n' \
+        "${CROSS%-}" >"$TCLANG"
+    chmod +x "$TCLANG"
+else
+    TGCC=gcc TCLANG=clang
+fi
+tcc() { if [ "$1" = clang ]; then echo "$TCLANG"; else echo "$TGCC"; fi; }
+# The call instruction of the target, as objdump prints it, and its
+# length: a record (a return address) is the call site + TCALL_LEN.
+if [ "${CROSS%%-*}" = aarch64 ]; then
+    TCALL=bl TCALL_LEN=4
+else
+    TCALL=call TCALL_LEN=5
+fi

@@ -15,3 +15,10 @@ test:
 
 -include tests/core/core.mk
 -include examples/examples.mk
+
+# The runtime built for aarch64 and tested under qemu-user: the core
+# suite, the host tool on aarch64 binaries, and the shell suites that
+# take CROSS (tests/lib.sh).  make test runs it as suite 16.
+.PHONY: test-aarch64
+test-aarch64: tools
+	@B=$(B) tests/suites.d/16-aarch64.sh

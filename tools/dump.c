@@ -2,6 +2,7 @@
  * tools/dump.c -- ukcov dumps, module snapshots and raw/map pairs.
  */
 #include "dump.h"
+#include "elfpoints.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -750,6 +751,30 @@ int dump_find_module(const struct dump *d, uint64_t pc)
 		if (pc >= d->mods[i].lo && pc < d->mods[i].hi)
 			return (int)i;
 	return -1;
+}
+
+void dump_read_machines(struct dump *d)
+{
+	for (size_t i = 0; i < d->nmods; i++) {
+		struct elf_info info;
+		char err[ERRLEN];
+
+		if (elf_read_info(d->mods[i].path, &info, err) == 0)
+			d->mods[i].machine = info.machine;
+	}
+}
+
+uint64_t dump_record_point(const struct dump *d, uint64_t pc, int *m)
+{
+	/* The call's last byte (pc - 1) lies in the caller's module on
+	 * every machine; pc itself may be one past its end. */
+	uint64_t point;
+
+	*m = dump_find_module(d, pc - 1);
+	if (*m < 0)
+		return pc_to_point(0, pc);
+	point = pc_to_point(d->mods[*m].machine, pc);
+	return point - d->mods[*m].bias;
 }
 
 /* ---- module snapshots (UKCOV_MODULES) ---- */

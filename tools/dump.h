@@ -17,12 +17,13 @@ struct dump_module {
 	uint8_t build_id[64];
 	size_t build_id_len;		/* 0: none recorded */
 	uint64_t bias, lo, hi;		/* load bias, [lo, hi) absolute */
-	struct pcvec pcs;		/* offsets (PC - bias), ret - 1 */
+	unsigned machine;		/* e_machine of path, 0: unknown */
+	struct pcvec pcs;		/* offsets (point - bias) */
 };
 
 struct cmp_rec {
 	int module;			/* index, -1: no module (absolute) */
-	uint64_t off;			/* PC offset (ret - 1) */
+	uint64_t off;			/* point offset (pc_to_point) */
 	uint64_t type, arg1, arg2;	/* as in the kcov buffer */
 };
 
@@ -76,6 +77,14 @@ int modules_parse(const char *buf, size_t len, long pid, struct dump *d,
 
 /* The module whose [lo,hi) holds an absolute pc, or -1. */
 int dump_find_module(const struct dump *d, uint64_t pc);
+
+/* Read each module's ELF machine from its file (0 where it cannot be
+ * read): a kcov record's point depends on it (pc_to_point). */
+void dump_read_machines(struct dump *d);
+
+/* The point of a kcov record's PC (a return address) and, in *m, its
+ * module (-1: none, the point absolute; else module-relative). */
+uint64_t dump_record_point(const struct dump *d, uint64_t pc, int *m);
 
 /*
  * sancov.py's old coverage_direct pair: FILE.sancov.raw (absolute PCs,

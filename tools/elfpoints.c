@@ -1,6 +1,7 @@
 /*
  * tools/elfpoints.c -- coverage points of an x86-64 ELF binary, found by a
- * linear sweep of every executable section with capstone.
+ * linear sweep of every executable section with capstone (aarch64 binaries:
+ * tools/elfpoints_a64.c).
  *
  * LLVM sancov (sancov.cpp findCoveragePointAddrs) counts only direct calls
  * to a *defined* __sanitizer_cov_trace_pc_guard (and three legacy names).
@@ -39,6 +40,7 @@ static const char *const pc_callbacks[] = {
 /* Addresses that count as "the callback": definitions, GOT slots and PLT
  * stubs.  A handful of entries: linear search is the fastest lookup. */
 struct targets {
+	unsigned machine;	/* e_machine: which relocations name slots */
 	struct pcvec funcs;	/* defined callback entry points + PLT stubs */
 	struct pcvec slots;	/* GOT slots holding a callback's address */
 };
@@ -85,6 +87,13 @@ static void collect_defined(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh,
 	}
 }
 
+static bool is_slot_reloc(unsigned machine, unsigned type)
+{
+	if (machine == EM_AARCH64)
+		return type == R_AARCH64_JUMP_SLOT || type == R_AARCH64_GLOB_DAT;
+	return type == R_X86_64_JUMP_SLOT || type == R_X86_64_GLOB_DAT;
+}
+
 /* GOT slots whose relocation names a callback (JUMP_SLOT, GLOB_DAT). */
 static void collect_slots(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh,
 			  struct targets *t)
@@ -109,7 +118,7 @@ static void collect_slots(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh,
 		if (!gelf_getrela(d, (int)i, &r))
 			break;
 		type = (unsigned)GELF_R_TYPE(r.r_info);
-		if (type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT)
+		if (!is_slot_reloc(t->machine, type))
 			continue;
 		if (!gelf_getsym(symd, (int)GELF_R_SYM(r.r_info), &sym))
 			continue;
@@ -266,7 +275,7 @@ static void note_call(struct sweep *sw, enum branch br, uint64_t tg,
 {
 	if ((br == BR_CALL_REL && vec_has(&sw->t->funcs, tg)) ||
 	    (br == BR_CALL_MEM && vec_has(&sw->t->slots, tg)))
-		pcvec_push(sw->points, next_addr - 1);
+		pcvec_push(sw->points, pc_to_point(EM_X86_64, next_addr));
 	else if ((br == BR_JMP_REL && vec_has(&sw->t->funcs, tg)) ||
 		 (br == BR_JMP_MEM && vec_has(&sw->t->slots, tg)))
 		sw->tail_calls++;
@@ -298,6 +307,18 @@ static void sweep_section(struct sweep *sw, const uint8_t *code, size_t size,
 					      entsize);
 		}
 		off += n;
+	}
+}
+
+uint64_t pc_to_point(unsigned machine, uint64_t pc)
+{
+	switch (machine) {
+	case EM_AARCH64:
+		return pc - 4;
+	case EM_RISCV:
+		return pc - 2;
+	default:
+		return pc - 1;
 	}
 }
 
@@ -357,22 +378,25 @@ static void collect_targets(Elf *elf, struct targets *t)
 	}
 }
 
-static int check_header(Elf *elf, char err[ERRLEN])
+/* The machine of a supported ELF image (0: not supported, err set). */
+static unsigned check_header(Elf *elf, char err[ERRLEN])
 {
 	GElf_Ehdr eh;
 
 	if (elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
 		snprintf(err, ERRLEN, "not an ELF file");
-		return -1;
+		return 0;
 	}
-	if (eh.e_machine != EM_X86_64 ||
-	    gelf_getclass(elf) != ELFCLASS64) {
+	if ((eh.e_machine != EM_X86_64 && eh.e_machine != EM_AARCH64) ||
+	    gelf_getclass(elf) != ELFCLASS64 ||
+	    eh.e_ident[EI_DATA] != ELFDATA2LSB) {
 		snprintf(err, ERRLEN, "unsupported machine (e_machine %u, "
-			 "class %d): only x86-64 binaries are supported",
+			 "class %d): only x86-64 and aarch64 (little-endian) "
+			 "binaries are supported",
 			 eh.e_machine, gelf_getclass(elf));
-		return -1;
+		return 0;
 	}
-	return 0;
+	return eh.e_machine;
 }
 
 static int scan_elf(Elf *elf, struct sweep *swp, struct pcvec *points,
@@ -384,7 +408,8 @@ static int scan_elf(Elf *elf, struct sweep *swp, struct pcvec *points,
 	long inline_n;
 	int r = -1;
 
-	if (check_header(elf, err) < 0)
+	t.machine = check_header(elf, err);
+	if (t.machine == 0)
 		return -1;
 	if (elf_getshdrstrndx(elf, &shstrndx) < 0) {
 		snprintf(err, ERRLEN, "no section headers");
@@ -407,7 +432,10 @@ static int scan_elf(Elf *elf, struct sweep *swp, struct pcvec *points,
 		goto out;
 	}
 	sw.t = &t;
-	if (sweep_all(elf, shstrndx, &sw, true, err) == 0) {
+	if (t.machine == EM_AARCH64)
+		r = elfpoints_a64_sweep(elf, shstrndx, &t.funcs, &t.slots,
+					points, &sw.tail_calls, err);
+	else if (sweep_all(elf, shstrndx, &sw, true, err) == 0) {
 		sw.points = points;
 		r = sweep_all(elf, shstrndx, &sw, false, err);
 	}
@@ -602,6 +630,7 @@ int elf_read_info(const char *path, struct elf_info *info, char err[ERRLEN])
 		return -1;
 	}
 	info->elf_type = eh.e_type;
+	info->machine = eh.e_machine;
 	info->text_span = text_span(elf);
 	read_build_id(elf, info);
 	elf_end(elf);

@@ -4,22 +4,37 @@
  * A coverage point is a call to a SanitizerCoverage PC callback
  * (__sanitizer_cov_trace_pc_guard, __sanitizer_cov_trace_pc and the legacy
  * names sancov knows), direct or through a PLT stub or a GOT slot.  Its
- * address is next-instruction - 1, the value the trace-pc-guard runtime
- * writes to .sancov (x86-64; sancov.cpp getPreviousInstructionPc).  A kcov
- * record holds the return address itself, i.e. the point + 1.
+ * address is the return address of the call less a per-machine step
+ * (pc_to_point): the value the trace-pc-guard runtime writes to .sancov.
+ * A kcov record holds the return address itself.
  */
 #ifndef UKCOV_TOOLS_ELFPOINTS_H
 #define UKCOV_TOOLS_ELFPOINTS_H
 
 #include "util.h"
 
+#include <gelf.h>
+
 struct elf_info {
 	uint8_t build_id[64];	/* NT_GNU_BUILD_ID descriptor */
 	size_t build_id_len;	/* 0: none */
 	int elf_type;		/* ET_EXEC, ET_DYN, ... */
+	unsigned machine;	/* e_machine: EM_X86_64, EM_AARCH64, ... */
 	uint64_t text_span;	/* bytes from the first to the end of the
 				 * last executable PT_LOAD segment, 0: none */
 };
+
+/*
+ * The coverage point of a record's PC, the callback's return address pc,
+ * on an ELF machine (EM_*; 0: unknown, taken as x86-64): an address
+ * inside the call instruction, as LLVM sancov's getPreviousInstructionPc
+ * (llvm/tools/sancov/sancov.cpp) and compiler-rt's
+ * StackTrace::GetPreviousInstructionPc choose it.  x86-64: pc - 1 (calls
+ * are 2 to 7 bytes), aarch64: pc - 4 (the bl/blr itself), riscv: pc - 2
+ * (a call may be a 2-byte c.jalr).  libukcov's .sancov files use the
+ * same rule (UKCOV_PREV_PC, lib/internal.h), so every input agrees.
+ */
+uint64_t pc_to_point(unsigned machine, uint64_t pc);
 
 /*
  * Find all coverage points (sorted, unique ELF virtual addresses) of the
@@ -45,7 +60,14 @@ int elfpoints_load(const char *path, struct pcvec *points);
  */
 size_t elfpoints_tail_calls(const char *path);
 
-/* Build-id and type of an ELF file; -1 with err if it is not ELF. */
+/* The aarch64 sweep (tools/elfpoints_a64.c): funcs and slots as found by
+ * the symbol and relocation tables; PLT stubs of callbacks are added to
+ * funcs.  Returns 0, or -1 with err. */
+int elfpoints_a64_sweep(Elf *elf, size_t shstrndx, struct pcvec *funcs,
+			const struct pcvec *slots, struct pcvec *points,
+			size_t *tail_calls, char err[ERRLEN]);
+
+/* Build-id, type and machine of an ELF file; -1 with err if it is not ELF. */
 int elf_read_info(const char *path, struct elf_info *info, char err[ERRLEN]);
 
 /* True if buf looks like an ELF file (magic only). */

@@ -14,7 +14,8 @@
  * with acquire), maps each record to a module and prints or saves it.
  *
  * The buffer holds kcov's return addresses; like .sancov files, dumps and
- * printed offsets use the call's last byte, return address - 1.
+ * printed offsets use the coverage point inside the call instruction:
+ * return address - 1 on x86-64, - 4 on aarch64 (pc_to_point, per module).
  */
 #include "ukcov.h"
 
@@ -52,7 +53,7 @@
 static int cmp_record(const uint64_t r[4], size_t i, const struct dump *mods,
 		      struct cmp_rec *c, char err[ERRLEN])
 {
-	uint64_t pc;
+	uint64_t off;
 	int m;
 
 	if (r[0] & ~(uint64_t)7) {
@@ -65,14 +66,10 @@ static int cmp_record(const uint64_t r[4], size_t i, const struct dump *mods,
 			 "address (not a CMP buffer?)", i);
 		return -1;
 	}
-	/* Every PC ukcov shows is the return address - 1, inside a module
-	 * or not (docs/FORMATS.md, PC conventions; lib/dump.c). */
-	pc = r[3] - 1;
-	m = dump_find_module(mods, pc);
-	/* m >= 0 is an index below mods->nmods: mods->mods is set. */
-	/* NOLINTNEXTLINE(clang-analyzer-core.NullDereference) */
-	*c = (struct cmp_rec){ m, m < 0 ? pc : pc - mods->mods[m].bias,
-			       r[0], r[1], r[2] };
+	/* Every PC ukcov shows is the coverage point, inside a module or
+	 * not (docs/FORMATS.md, PC conventions; lib/dump.c). */
+	off = dump_record_point(mods, r[3], &m);
+	*c = (struct cmp_rec){ m, off, r[0], r[1], r[2] };
 	return 0;
 }
 
@@ -166,6 +163,8 @@ static int load_modules_file(const char *path, long pid, struct dump *d)
 	free(buf);
 	if (r < 0)
 		msg_error("%s: %s", path, err);
+	else
+		dump_read_machines(d);
 	return r;
 }
 
@@ -601,16 +600,15 @@ static void add_records(const struct session *s, struct dump *d,
 
 	for (size_t i = 0; i < count; i++) {
 		const uint64_t *r = &recs[i * rec];
-		uint64_t pc = (s->cmp ? r[3] : r[0]) - 1;
-		int m = dump_find_module(d, pc);
-		uint64_t off = m < 0 ? pc : pc - d->mods[m].bias;
+		int m;
+		uint64_t off = dump_record_point(d, s->cmp ? r[3] : r[0], &m);
 
 		if (s->cmp) {
 			struct cmp_rec c = { m, off, r[0], r[1], r[2] };
 
 			dump_add_cmp(d, &c);
 		} else if (m < 0) {
-			pcvec_push(unknown, pc);
+			pcvec_push(unknown, off);
 		} else {
 			pcvec_push(&d->mods[m].pcs, off);
 		}

@@ -98,20 +98,19 @@ static void tree_add_records(struct dump *d, const struct tree_buf *b,
 
 	for (size_t i = 0; i < b->count; i++) {
 		const uint64_t *r = &b->recs[i * per];
-		uint64_t pc = (cmp ? r[3] : r[0]) - 1;
-		int m = dump_find_module(d, pc);
+		int m;
+		uint64_t off = dump_record_point(d, cmp ? r[3] : r[0], &m);
 
 		if (m < 0) {
 			(*outside)++;
 			continue;
 		}
 		if (cmp) {
-			struct cmp_rec c = { m, pc - d->mods[m].bias, r[0],
-					     r[1], r[2] };
+			struct cmp_rec c = { m, off, r[0], r[1], r[2] };
 
 			dump_add_cmp(d, &c);
 		} else {
-			pcvec_push(&d->mods[m].pcs, pc - d->mods[m].bias);
+			pcvec_push(&d->mods[m].pcs, off);
 		}
 	}
 }
@@ -159,6 +158,8 @@ static int tree_modules_read(int dfd, const char *name, long pid,
 		    memchr(buf, 0, len) == NULL) {
 			buf[len] = '\0';
 			r = modules_parse(buf, len, pid, d, err);
+			if (r == 0)
+				dump_read_machines(d);
 		}
 	}
 	free(buf);

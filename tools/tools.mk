@@ -35,7 +35,9 @@ $(B)/ukcov-c++: $(B)/ukcov-cc
 	ln -sf ukcov-cc $@
 
 .PHONY: install-tool
+ifeq ($(CROSS),)
 install-extra:: install-tool
+endif
 install-tool: tools
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
 	$(INSTALL) -m 755 $(B)/ukcov $(B)/ukcov-cc $(DESTDIR)$(BINDIR)/
@@ -48,7 +50,7 @@ FUZZ_PARSERS := sancov symcov dump rawmap elfpoints modules x86len ctlblock
 FUZZ_BINS := $(patsubst %,$(B)/fuzz/fuzz-%,$(FUZZ_PARSERS))
 FUZZ_SRCS := tools/util.c tools/sancov_file.c tools/strtab.c tools/json.c \
              tools/symcov.c tools/dump.c tools/elfpoints.c tools/pctable.c \
-             tools/x86len.c
+             tools/elfpoints_a64.c tools/x86len.c
 
 $(B)/fuzz/fuzz-%: tests/tool/fuzz/fuzz_%.c $(FUZZ_SRCS) $(TOOL_HDRS) | $(B)
 	@mkdir -p $(dir $@)
@@ -76,7 +78,8 @@ $(B)/fuzz/fuzz-registry: tests/tool/fuzz/fuzz_registry.c lib/registry_slots.c \
 	    $< lib/registry_slots.c -o $@
 
 # The length decoder against capstone (tests/tool/x86len_check.c).
-X86LEN_CHECK_SRCS := tools/x86len.c tools/elfpoints.c tools/pctable.c tools/util.c
+X86LEN_CHECK_SRCS := tools/x86len.c tools/elfpoints.c tools/pctable.c \
+		     tools/elfpoints_a64.c tools/util.c
 $(B)/tests/x86len-check: tests/tool/x86len_check.c $(X86LEN_CHECK_SRCS) $(TOOL_HDRS) | $(B)
 	@mkdir -p $(dir $@)
 	$(CC) $(TOOL_CFLAGS) -Itools $< $(X86LEN_CHECK_SRCS) -lelf -lcapstone -o $@

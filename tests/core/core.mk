@@ -20,8 +20,9 @@ CORE_OUT := $(B)/tests/core
 CORE_HARNESS := harness kc main t_errno t_iface t_format t_overflow \
                 t_threads t_close t_mmap t_fork t_exec t_signal t_owner t_unique \
                 t_remote t_remote_netbsd t_fault t_hostile t_registry
+# lib/*.h too: kc.c and t_hostile.c read the control block's layout.
 CORE_HDRS := $(wildcard $(CORE_SRC)/*.h $(CORE_SRC)/targets/*.h) \
-             $(wildcard include/ukcov/*.h include/ukcov/*/*.h)
+             $(wildcard include/ukcov/*.h include/ukcov/*/*.h lib/*.h)
 
 CORE_HCC     ?= gcc
 # The targets' compilers, by the name in the binary's name; make

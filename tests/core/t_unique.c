@@ -602,7 +602,8 @@ static uint64_t bitmap_popcount(const uint64_t *buf, uint64_t words)
  *   x86-64:  call *%rbx (ff d3), the shortest x86-64 call; the stack
  *            below the red zone and 16-byte aligned for the callback's
  *            slow paths;
- *   aarch64: blr x19 (d63f0260); sp is always 16-byte aligned.
+ *   aarch64: blr x19 (d63f0260); sp is always 16-byte aligned;
+ *   riscv64: jalr s1 (000480e7), never the 2-byte c.jalr (norvc).
  */
 #if defined(__x86_64__)
 #define CALL_LEN 2
@@ -642,6 +643,25 @@ static __attribute__((noinline)) void adjacent_calls(void)
 		"blr x19\n\t"
 		"blr x19"
 		::: A64_CLOBBERS);
+}
+#elif defined(__riscv) && __riscv_xlen == 64
+#define CALL_LEN 4
+#define RV_CLOBBERS "ra", "t0", "t1", "t2", "t3", "t4", "t5", "t6", "a0",	\
+	"a1", "a2", "a3", "a4", "a5", "a6", "a7", "s1", "memory", "ft0",	\
+	"ft1", "ft2", "ft3", "ft4", "ft5", "ft6", "ft7", "ft8", "ft9",	\
+	"ft10", "ft11", "fa0", "fa1", "fa2", "fa3", "fa4", "fa5", "fa6", "fa7"
+
+static __attribute__((noinline)) void adjacent_calls(void)
+{
+	__asm__ volatile(
+		".option push\n\t"
+		".option norvc\n\t"
+		"la s1, __sanitizer_cov_trace_pc\n\t"
+		"jalr s1\n\t"
+		"jalr s1\n\t"
+		"jalr s1\n\t"
+		".option pop"
+		::: RV_CLOBBERS);
 }
 #else
 #error "tests/core/t_unique.c: no register call for this architecture"
@@ -702,6 +722,14 @@ static uint8_t *hashed_code_new(size_t *len)
 		p[2 * i + 1] = 0xd3;
 	}
 	p[(size_t)2 * HASHED_CALLS] = 0xc3;	/* ret */
+#elif defined(__riscv)
+	for (size_t i = 0; i <= HASHED_CALLS; i++) {
+		/* jalr s1; then jr s2 (back to hashed_calls). */
+		uint32_t insn = i < HASHED_CALLS ? 0x000480e7u : 0x00090067u;
+
+		memcpy(p + 4 * i, &insn, 4);
+	}
+	__builtin___clear_cache((char *)p, (char *)p + *len);
 #else
 	for (size_t i = 0; i <= HASHED_CALLS; i++) {
 		/* blr x19; then ret (x30 restored by the caller first). */
@@ -731,6 +759,18 @@ static __attribute__((noinline)) void hashed_calls(const uint8_t *code)
 		"call *%0\n\t"
 		"mov %%r12, %%rsp"
 		:: "r"(code) : X86_CLOBBERS);
+}
+#elif defined(__riscv)
+/* s1 holds the callback; the page's jalr's overwrite ra, so the code is
+ * entered by a jr with its return address in s2 ("jr s2"). */
+static __attribute__((noinline)) void hashed_calls(const uint8_t *code)
+{
+	__asm__ volatile(
+		"la s1, __sanitizer_cov_trace_pc\n\t"
+		"lla s2, 1f\n\t"
+		"jr %0\n"
+		"1:"
+		:: "r"(code) : RV_CLOBBERS, "s2");
 }
 #else
 /* x19 holds the callback; the page's blr's overwrite x30, so the code

@@ -14,6 +14,7 @@ bbcheck.py cc BINARY FILE
     caller-callee file, checking that each caller offset is a call site
     of __sanitizer_cov_trace_pc_indir (the call's end - 1).
 """
+import os
 import re
 import struct
 import subprocess
@@ -21,7 +22,7 @@ import sys
 
 
 def functions(binary):
-    out = subprocess.run(["nm", "-S", "--defined-only", binary],
+    out = subprocess.run([os.environ.get("CROSS", "") + "nm", "-S", "--defined-only", binary],
                          capture_output=True, text=True, check=True).stdout
     fns = []
     for line in out.splitlines():
@@ -85,14 +86,22 @@ def trace(binary, d, pid, table=None):
 
 def cc(binary, path):
     fns = functions(binary)
-    dis = subprocess.run(["objdump", "-d", "--no-show-raw-insn", binary],
+    # A cross run (tests/lib.sh CROSS): the target's objdump; an aarch64
+    # site is the bl itself (return address - 4), an x86-64 one the
+    # call's last byte (the next instruction - 1).
+    cross = os.environ.get("CROSS", "")
+    dis = subprocess.run([cross + "objdump", "-d", "--no-show-raw-insn", binary],
                          capture_output=True, text=True, check=True).stdout
     sites = set()
     lines = dis.splitlines()
     for k, line in enumerate(lines):
-        if re.search(r"call\s+[0-9a-f]+ <__sanitizer_cov_trace_pc_indir(@plt)?>", line):
-            nxt = next(l for l in lines[k + 1:] if re.match(r"\s+[0-9a-f]+:", l))
-            sites.add(int(nxt.split(":")[0], 16) - 1)
+        if not re.search(r"(call|bl)\s+[0-9a-f]+ <__sanitizer_cov_trace_pc_indir(@plt)?>", line):
+            continue
+        if cross.startswith("aarch64"):
+            sites.add(int(line.split(":")[0], 16))
+            continue
+        nxt = next(l for l in lines[k + 1:] if re.match(r"\s+[0-9a-f]+:", l))
+        sites.add(int(nxt.split(":")[0], 16) - 1)
     text = open(path).read().split("\n")
     if text[-1] != "" or len(text) % 2 != 1:
         sys.exit("not an even number of whole lines")

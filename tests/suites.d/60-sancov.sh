@@ -8,7 +8,8 @@
 # build them.  Needs the runtime built (make B=$B lib).
 . tests/lib.sh
 S=tests/sancov
-L=$(pwd)/$B
+L=$(pwd)/$LB
+U=$(pwd)/$B/ukcov
 INC=-Iinclude
 SHARED="-L$L -Wl,-rpath,$L -lukcov"
 STATIC="$L/libukcov.a -lpthread"
@@ -27,16 +28,16 @@ build() {
 
 # ---- 1. every mode links and runs -----------------------------------
 # The uninstrumented program's output is what every build must print.
-build modes-reference gcc -O1 $S/modes.c -o "$T/modes-ref" || exit 1
+build modes-reference $TGCC -O1 $S/modes.c -o "$T/modes-ref" || exit 1
 "$T/modes-ref" >"$T/modes.want"
 
 link_mode() {  # cc flags
     tag="$1:$2"
     obj="$T/modes.o"
-    build "modes $tag compiles" "$1" -O1 -fsanitize-coverage="$2" -c $S/modes.c -o "$obj" || return
+    build "modes $tag compiles" $(tcc $1) -O1 -fsanitize-coverage="$2" -c $S/modes.c -o "$obj" || return
     for how in shared static; do
         if [ $how = shared ]; then libs=$SHARED; else libs=$STATIC; fi
-        if ! build "modes $tag links ($how)" "$1" "$obj" $libs -o "$T/modes-$how"; then
+        if ! build "modes $tag links ($how)" $(tcc $1) "$obj" $libs -o "$T/modes-$how"; then
             continue
         fi
         if "$T/modes-$how" >"$T/modes.got" 2>&1 && cmp -s "$T/modes.want" "$T/modes.got"; then
@@ -65,21 +66,21 @@ done
 G=$T/gnum
 mkdir -p "$G"
 gnum_build() {
-    build gnum-build clang -O1 -c $S/gbounds.c -o "$G/gb.o" &&
-    build gnum-build clang -O1 -fPIC -fsanitize-coverage=trace-pc-guard -DWHO=lib \
+    build gnum-build $TCLANG -O1 -c $S/gbounds.c -o "$G/gb.o" &&
+    build gnum-build $TCLANG -O1 -fPIC -fsanitize-coverage=trace-pc-guard -DWHO=lib \
         -c $S/gnum_code.c -o "$G/lib.o" &&
-    build gnum-build clang -shared "$G/lib.o" "$G/gb.o" -o "$G/libgnum.so" &&
-    build gnum-build clang -O1 -fPIC -fsanitize-coverage=trace-pc-guard -DWHO=dl \
+    build gnum-build $TCLANG -shared "$G/lib.o" "$G/gb.o" -o "$G/libgnum.so" &&
+    build gnum-build $TCLANG -O1 -fPIC -fsanitize-coverage=trace-pc-guard -DWHO=dl \
         -c $S/gnum_code.c -o "$G/dl.o" &&
-    build gnum-build clang -shared "$G/dl.o" "$G/gb.o" -o "$G/gnum_dl.so" &&
-    build gnum-build clang -O1 -fsanitize-coverage=trace-pc-guard -DWHO=exe \
+    build gnum-build $TCLANG -shared "$G/dl.o" "$G/gb.o" -o "$G/gnum_dl.so" &&
+    build gnum-build $TCLANG -O1 -fsanitize-coverage=trace-pc-guard -DWHO=exe \
         -c $S/gnum_code.c -o "$G/exe.o" &&
-    build gnum-build clang -O1 -c $S/gnum_main.c -o "$G/main.o"
+    build gnum-build $TCLANG -O1 -c $S/gnum_main.c -o "$G/main.o"
 }
 gnum_link() {  # name [driver-flags] libs...
     name=$1
     shift
-    build "gnum-link-$name" clang "$G/main.o" "$G/exe.o" "$G/gb.o" -L"$G" -lgnum \
+    build "gnum-link-$name" $TCLANG "$G/main.o" "$G/exe.o" "$G/gb.o" -L"$G" -lgnum \
         -Wl,-rpath,"$G" "$@" -ldl -o "$G/gnum-$name"
 }
 guards_in() {  # module: its number of guards (section size / 4)
@@ -92,7 +93,7 @@ if gnum_build &&
    gnum_link clang-driver -fsanitize-coverage=trace-pc-guard $SHARED &&
    gnum_link static-clang-driver -fsanitize-coverage=trace-pc-guard \
         -Wl,-u,__ukcov_callbacks $STATIC &&
-   gnum_link compiler-rt -fsanitize-coverage=trace-pc-guard; then
+   { [ -n "$CROSS" ] || gnum_link compiler-rt -fsanitize-coverage=trace-pc-guard; }; then
     nl=$(guards_in "$G/libgnum.so")
     ne=$(guards_in "$G/gnum-shared")
     nd=$(guards_in "$G/gnum_dl.so")
@@ -107,7 +108,10 @@ if gnum_build &&
         echo "arr $((a + 1)) $((a + 2)) $((a + 3)) $((a + 4)) 0 0 0 0"
         echo "dl-reloaded $((a + 5)) $((a + 4 + nd))"
     } >"$G/want"
-    for v in shared static clang-driver static-clang-driver compiler-rt; do
+    # Debian has no compiler-rt for a cross target (tests/lib.sh).
+    crt=compiler-rt
+    [ -n "$CROSS" ] && crt=
+    for v in shared static clang-driver static-clang-driver $crt; do
         "$G/gnum-$v" "$G/gnum_dl.so" >"$G/got-$v" 2>&1
         if cmp -s "$G/want" "$G/got-$v"; then
             ok "guard-numbering-$v"
@@ -118,8 +122,8 @@ if gnum_build &&
     # Our callbacks, not the ubsan runtime's weak ones, when clang
     # drives the link.
     for v in clang-driver static-clang-driver; do
-        if nm "$G/gnum-$v" | grep -q ' T __sanitizer_cov_trace_pc_guard_init$' &&
-           nm "$G/gnum-$v" | grep -q ' R __ukcov_callbacks$'; then
+        if ${CROSS}nm "$G/gnum-$v" | grep -q ' T __sanitizer_cov_trace_pc_guard_init$' &&
+           ${CROSS}nm "$G/gnum-$v" | grep -q ' R __ukcov_callbacks$'; then
             ok "clang-driver-links-ukcov-callbacks-$v"
         else
             bad "clang-driver-links-ukcov-callbacks-$v" "weak runtime callbacks linked"
@@ -137,19 +141,19 @@ gk_check() {  # name binary
         return
     fi
     # The guard call sites in gk_target, in address order; a record is
-    # the call's return address (call rel32: site + 5).
-    objdump -d --no-show-raw-insn "$bin" |
-        awk '/^[0-9a-f]+ <gk_target>:/ { f = 1; next } /^$/ { f = 0 }
-             f && /call.*<__sanitizer_cov_trace_pc_guard>/ { sub(":", "", $1); print $1 }' \
+    # the call's return address (call rel32: site + 5; bl: site + 4).
+    ${CROSS}objdump -d --no-show-raw-insn "$bin" |
+        awk -v c="$TCALL" '/^[0-9a-f]+ <gk_target>:/ { f = 1; next } /^$/ { f = 0 }
+             f && $2 == c && /<__sanitizer_cov_trace_pc_guard>/ { sub(":", "", $1); print $1 }' \
         >"$K/sites"
     set -- $(cat "$K/sites")
     if [ $# -ne 3 ]; then
         bad "$1-sites" "expected 3 guard call sites in gk_target, found $#"
         return
     fi
-    s0=$(printf %x $((0x$1 + 5)))
-    s1=$(printf %x $((0x$2 + 5)))
-    s2=$(printf %x $((0x$3 + 5)))
+    s0=$(printf %x $((0x$1 + TCALL_LEN)))
+    s1=$(printf %x $((0x$2 + TCALL_LEN)))
+    s2=$(printf %x $((0x$3 + TCALL_LEN)))
     printf 'w1 %s %s\nw2 %s %s\nafter 2\ncmp 5 0 7\ncmp 7 0 9\ncmp 7 0 5\n' \
         "$s0" "$s1" "$s0" "$s2" >"$K/want"
     if cmp -s "$K/want" "$K/out"; then
@@ -158,11 +162,11 @@ gk_check() {  # name binary
         bad "$name" "want $(tr '\n' '|' <"$K/want") got $(tr '\n' '|' <"$K/out")"
     fi
 }
-if build gk-build clang -O0 -fsanitize-coverage=trace-pc-guard,trace-div,trace-gep \
+if build gk-build $TCLANG -O0 -fsanitize-coverage=trace-pc-guard,trace-div,trace-gep \
         -c $S/gk_target.c -o "$K/t.o" &&
-   build gk-build gcc -O2 $INC -c $S/gk_main.c -o "$K/m.o" &&
-   build gk-build gcc "$K/m.o" "$K/t.o" $SHARED -o "$K/gk-shared" &&
-   build gk-build gcc "$K/m.o" "$K/t.o" $STATIC -o "$K/gk-static"; then
+   build gk-build $TGCC -O2 $INC -c $S/gk_main.c -o "$K/m.o" &&
+   build gk-build $TGCC "$K/m.o" "$K/t.o" $SHARED -o "$K/gk-shared" &&
+   build gk-build $TGCC "$K/m.o" "$K/t.o" $STATIC -o "$K/gk-static"; then
     name=guard-kcov-exact-pcs-div-gep-shared gk_check guard-kcov-shared "$K/gk-shared"
     name=guard-kcov-exact-pcs-div-gep-static gk_check guard-kcov-static "$K/gk-static"
 fi
@@ -171,11 +175,11 @@ fi
 D=$T/sd
 mkdir -p "$D"
 for o in O0 O2; do
-    build "sd-build-$o" clang -$o -fsanitize-coverage=stack-depth -c $S/sd_target.c -o "$D/t.o" &&
-    build "sd-build-$o" gcc -O2 -c $S/sd_main.c -o "$D/m.o" || continue
+    build "sd-build-$o" $TCLANG -$o -fsanitize-coverage=stack-depth -c $S/sd_target.c -o "$D/t.o" &&
+    build "sd-build-$o" $TGCC -O2 -c $S/sd_main.c -o "$D/m.o" || continue
     for how in shared static; do
         if [ $how = shared ]; then libs=$SHARED; else libs="$STATIC"; fi
-        build "sd-link-$o-$how" gcc "$D/m.o" "$D/t.o" $libs -lpthread -o "$D/sd" || continue
+        build "sd-link-$o-$how" $TGCC "$D/m.o" "$D/t.o" $libs -lpthread -o "$D/sd" || continue
         "$D/sd" >"$D/out" 2>&1
         rc=$?
         while read -r verdict what; do
@@ -193,7 +197,7 @@ SANCOV=$(command -v sancov-14 || command -v sancov)
 
 # covered BIN FILE: the functions a .sancov file covers, one per line.
 covered() {
-    "$L/ukcov" covered-functions "$1" "$2" 2>/dev/null | awk '{ print $NF }' | sort -u | tr '\n' ' '
+    "$U" covered-functions "$1" "$2" 2>/dev/null | awk '{ print $NF }' | sort -u | tr '\n' ' '
 }
 # cov_run NAME BIN DIR ARGS...: run BIN with coverage=1 into DIR, which
 # must be empty of .sancov files; sets rc, out (stdout+stderr), file.
@@ -225,13 +229,13 @@ sancov_well_formed() {  # file
 }
 
 cov_variants() {
-    build cov-build clang -O1 -g -fsanitize-coverage=trace-pc-guard -c $S/cov_prog.c -o "$C/g.o" &&
-    build cov-build clang "$C/g.o" $STATIC -o "$C/clang-guard-static" &&
-    build cov-build clang "$C/g.o" $SHARED -o "$C/clang-guard-shared" &&
-    build cov-build clang -O1 -g -fsanitize-coverage=trace-pc -c $S/cov_prog.c -o "$C/p.o" &&
-    build cov-build clang "$C/p.o" $SHARED -o "$C/clang-pc" &&
-    build cov-build gcc -O1 -g -fsanitize-coverage=trace-pc $S/cov_prog.c $SHARED -o "$C/gcc-pc" &&
-    build cov-build gcc -O1 -g -fsanitize-coverage=trace-pc $S/cov_prog.c $STATIC -o "$C/gcc-pc-static"
+    build cov-build $TCLANG -O1 -g -fsanitize-coverage=trace-pc-guard -c $S/cov_prog.c -o "$C/g.o" &&
+    build cov-build $TCLANG "$C/g.o" $STATIC -o "$C/clang-guard-static" &&
+    build cov-build $TCLANG "$C/g.o" $SHARED -o "$C/clang-guard-shared" &&
+    build cov-build $TCLANG -O1 -g -fsanitize-coverage=trace-pc -c $S/cov_prog.c -o "$C/p.o" &&
+    build cov-build $TCLANG "$C/p.o" $SHARED -o "$C/clang-pc" &&
+    build cov-build $TGCC -O1 -g -fsanitize-coverage=trace-pc $S/cov_prog.c $SHARED -o "$C/gcc-pc" &&
+    build cov-build $TGCC -O1 -g -fsanitize-coverage=trace-pc $S/cov_prog.c $STATIC -o "$C/gcc-pc-static"
 }
 if cov_variants; then
     for v in clang-guard-static clang-guard-shared clang-pc gcc-pc gcc-pc-static; do
@@ -265,8 +269,12 @@ if cov_variants; then
             *) bad "cov-$v-fork-child-own-file" "$n files: $fa" ;;
         esac
         # Fatal signals: the file is written and the process dies of
-        # the same signal (exit status 128 + signal).
-        for sg in segv:139 bus:135 abort:134 fpe:136 ill:132; do
+        # the same signal (exit status 128 + signal).  On aarch64 an
+        # integer division by zero gives 0 (no SIGFPE: Arm ARM, SDIV)
+        # and __builtin_trap is brk, SIGTRAP.
+        sigs="segv:139 bus:135 abort:134 fpe:136 ill:132"
+        [ "$TCALL" = bl ] && sigs="segv:139 bus:135 abort:134 ill:133"
+        for sg in $sigs; do
             cov_run "$v" "$bin" "$C" "${sg%:*}"
             expect_file "cov-$v-dies-of-${sg%:*}" "crash main marker_a " "${sg#*:}"
         done
@@ -279,12 +287,15 @@ if cov_variants; then
     # finds the same functions as in compiler-rt's file of the same run.
     bin=$C/clang-guard-static
     cov_run sancov "$bin" "$C" run
-    build cov-build-crt clang -fsanitize-coverage=trace-pc-guard "$C/g.o" -o "$C/crt"
+    [ -n "$CROSS" ] ||
+    build cov-build-crt $TCLANG -fsanitize-coverage=trace-pc-guard "$C/g.o" -o "$C/crt"
     mkdir -p "$C/crt.d"
     rm -f "$C/crt.d"/*
     (cd "$C/crt.d" && UBSAN_OPTIONS=coverage=1 ../crt run >/dev/null 2>&1)
     crtfile=$(ls "$C/crt.d"/crt.*.sancov 2>/dev/null | head -1)
-    if [ -n "$SANCOV" ] && "$SANCOV" -symbolize "$bin" "$file" >"$C/ours.symcov" 2>"$C/err" &&
+    if [ -n "$CROSS" ]; then
+        :   # no compiler-rt for the target: the host run compares
+    elif [ -n "$SANCOV" ] && "$SANCOV" -symbolize "$bin" "$file" >"$C/ours.symcov" 2>"$C/err" &&
        [ -n "$crtfile" ] && "$SANCOV" -symbolize "$C/crt" "$crtfile" >"$C/crt.symcov" 2>>"$C/err"; then
         python3 -c 'import json,sys
 def funcs(p):
@@ -302,8 +313,9 @@ sys.exit(0 if a == b and a else 1)' "$C/ours.symcov" "$C/crt.symcov" &&
     fi
 
     # Byte for byte: one binary, each runtime preloaded in turn.
-    CRT_SO=$(clang -print-file-name=libclang_rt.ubsan_standalone-x86_64.so)
-    if build cov-build-bytes clang "$C/g.o" -L"$L" -Wl,-rpath,"$L" -l:libukcov.so.0 -o "$C/both" &&
+    CRT_SO=$(clang -print-file-name=libclang_rt.ubsan_standalone-$(uname -m).so)
+    [ -n "$CROSS" ] && CRT_SO=/nonexistent
+    if build cov-build-bytes $TCLANG "$C/g.o" -L"$L" -Wl,-rpath,"$L" -l:libukcov.so.0 -o "$C/both" &&
        [ -f "$CRT_SO" ]; then
         mkdir -p "$C/b1" "$C/b2"
         (cd "$C/b1" && UKCOV_OPTIONS=coverage=1 ../both run >/dev/null 2>&1)
@@ -320,9 +332,9 @@ sys.exit(0 if a == b and a else 1)' "$C/ours.symcov" "$C/crt.symcov" &&
     # same points as the process-wide file of the same run.
     bin=$C/clang-guard-shared
     cov_run ukcov-run "$bin" "$C" run
-    if "$L/ukcov" run --mode pc -o "$C/run.dump" -- "$bin" run >/dev/null 2>&1 &&
-       "$L/ukcov" print "$C/run.dump" | sort >"$C/run.pcs" &&
-       "$L/ukcov" print "$file" | sort >"$C/file.pcs" && [ -s "$C/run.pcs" ] &&
+    if "$U" run --mode pc -o "$C/run.dump" -- "$bin" run >/dev/null 2>&1 &&
+       "$U" print "$C/run.dump" | sort >"$C/run.pcs" &&
+       "$U" print "$file" | sort >"$C/file.pcs" && [ -s "$C/run.pcs" ] &&
        cmp -s "$C/run.pcs" "$C/file.pcs"; then
         ok "ukcov-run-guard-build-same-points-as-coverage-file"
     else
@@ -330,9 +342,9 @@ sys.exit(0 if a == b and a else 1)' "$C/ours.symcov" "$C/crt.symcov" &&
     fi
     # ukcov-cc with UKCOV_GUARD=1 builds with guards; the workflow of
     # ukcov(1) with libukcov alone.
-    if UKCOV_CC=clang UKCOV_GUARD=1 "$L/ukcov-cc" -O1 $S/cov_prog.c -o "$C/wrapped" >"$C/out" 2>&1 &&
-       objdump -d "$C/wrapped" | grep -q 'call.*<__sanitizer_cov_trace_pc_guard>' &&
-       ! objdump -d "$C/wrapped" | grep -q 'call.*<__sanitizer_cov_trace_pc>'; then
+    if UKCOV_CC=$TCLANG UKCOV_GUARD=1 "$L/ukcov-cc" -O1 $S/cov_prog.c -o "$C/wrapped" >"$C/out" 2>&1 &&
+       ${CROSS}objdump -d "$C/wrapped" | grep -q "$TCALL\s.*<__sanitizer_cov_trace_pc_guard>" &&
+       ! ${CROSS}objdump -d "$C/wrapped" | grep -q "$TCALL\s.*<__sanitizer_cov_trace_pc>"; then
         bin=$C/wrapped
         cov_run wrapped "$bin" "$C" run
         expect_file "ukcov-cc-guard-coverage-file" "main marker_a "
@@ -430,7 +442,8 @@ fi
 # Only the assembly callbacks have gates: a make UKCOV_NO_ASM=1 runtime
 # (tests/suites.d/15-noasm.sh) has the C versions, which have none.
 asm_gates() {
-    [ "$(uname -m)" = x86_64 ] && nm "$L/libukcov.a" 2>/dev/null | grep -q ' pc_gate_addr$'
+    [ -z "$CROSS" ] && [ "$(uname -m)" = x86_64 ] &&
+        nm "$L/libukcov.a" 2>/dev/null | grep -q ' pc_gate_addr$'
 }
 # With the process-wide word non-zero once the constructors have run
 # (coverage=1 here), the "jne on; ret" after the off test is rewritten
@@ -473,9 +486,9 @@ gate_checks() {
         UKCOV_OPTIONS="coverage=1:coverage_dir=$C/gate.d" GATE_THREAD=1
 }
 if asm_gates &&
-   build gate-build clang -O1 -fsanitize-coverage=trace-pc-guard -c $S/gate.c -o "$C/gate.o" &&
-   build gate-build clang "$C/gate.o" $STATIC -o "$C/gate-static" &&
-   build gate-build clang "$C/gate.o" $SHARED -o "$C/gate-shared"; then
+   build gate-build $TCLANG -O1 -fsanitize-coverage=trace-pc-guard -c $S/gate.c -o "$C/gate.o" &&
+   build gate-build $TCLANG "$C/gate.o" $STATIC -o "$C/gate-static" &&
+   build gate-build $TCLANG "$C/gate.o" $SHARED -o "$C/gate-shared"; then
     for how in static shared; do
         bin=$C/gate-$how
         gate_checks "gate-$how" "$bin" "early_thread main marker " UKCOV_GUARD_GATE
@@ -496,9 +509,9 @@ fi
 if asm_gates; then
     for cc in gcc clang; do
         G=$C/pcgate-$cc
-        build pcgate-build $cc -O1 -DPC_GATE -fsanitize-coverage=trace-pc -c $S/gate.c -o "$G.o" &&
-        build pcgate-build $cc "$G.o" $STATIC -o "$G-static" &&
-        build pcgate-build $cc "$G.o" $SHARED -o "$G-shared" || continue
+        build pcgate-build $(tcc $cc) -O1 -DPC_GATE -fsanitize-coverage=trace-pc -c $S/gate.c -o "$G.o" &&
+        build pcgate-build $(tcc $cc) "$G.o" $STATIC -o "$G-static" &&
+        build pcgate-build $(tcc $cc) "$G.o" $SHARED -o "$G-shared" || continue
         for how in static shared; do
             # early_thread, a constructor of priority 50, runs before the
             # runtime's (101) has read UKCOV_OPTIONS in a static link, and
@@ -514,10 +527,10 @@ fi
 E=$T/feat
 mkdir -p "$E"
 chmod 755 "$E"
-if build feat-build clang -O1 -fsanitize-coverage=trace-pc-guard -c $S/feat_target.c -o "$E/t.o" &&
-   build feat-build gcc -O1 $INC -c $S/feat_main.c -o "$E/m.o" &&
-   build feat-build gcc "$E/m.o" "$E/t.o" $SHARED -o "$E/feat-shared" &&
-   build feat-build gcc "$E/m.o" "$E/t.o" $STATIC -o "$E/feat-static"; then
+if build feat-build $TCLANG -O1 -fsanitize-coverage=trace-pc-guard -c $S/feat_target.c -o "$E/t.o" &&
+   build feat-build $TGCC -O1 $INC -c $S/feat_main.c -o "$E/m.o" &&
+   build feat-build $TGCC "$E/m.o" "$E/t.o" $SHARED -o "$E/feat-shared" &&
+   build feat-build $TGCC "$E/m.o" "$E/t.o" $STATIC -o "$E/feat-static"; then
     for v in shared static; do
         bin=$E/feat-$v
         rm -rf "$E/out.d" && mkdir "$E/out.d"
@@ -563,7 +576,7 @@ if build feat-build clang -O1 -fsanitize-coverage=trace-pc-guard -c $S/feat_targ
         rc=$?
         set -- "$E/raw.d"/[0-9]*[0-9].sancov.raw	# not <pid>.pc.sancov.raw
         if [ $rc -eq 137 ] && [ -f "$1" ] && [ -f "${1%raw}map" ] &&
-           "$L/ukcov" rawunpack "$1" >/dev/null 2>&1 &&
+           "$U" rawunpack "$1" >/dev/null 2>&1 &&
            [ "$(covered "$bin" "$E"/feat-$v.*.sancov)" = "feat_a feat_b " ]; then
             ok "feat-$v-direct-survives-sigkill"
         else
@@ -573,7 +586,7 @@ if build feat-build clang -O1 -fsanitize-coverage=trace-pc-guard -c $S/feat_targ
         # the child's coverage.
         rm -rf "$E/raw.d" "$E"/feat-$v.*.sancov && mkdir "$E/raw.d"
         UKCOV_OPTIONS="coverage_direct=1:coverage_dir=$E/raw.d" "$bin" forkkill >"$E/out" 2>&1
-        for r in "$E/raw.d"/*.sancov.raw; do "$L/ukcov" rawunpack "$r" >/dev/null 2>&1; done
+        for r in "$E/raw.d"/*.sancov.raw; do "$U" rawunpack "$r" >/dev/null 2>&1; done
         got=""
         for f in "$E"/feat-$v.*.sancov; do got="$got$(covered "$bin" "$f")|"; done
         case $got in
@@ -605,9 +618,9 @@ sums() { (cd "$1" && for f in $2; do [ -f "$f" ] && cksum <"$f"; done) | sort | 
 for cc in gcc clang; do
     bin=$P/pcdir-$cc
     # -O0: clang -O1 turns the branches into selects (one PC a function).
-    build "pcdir-$cc-build" $cc -O0 -fsanitize-coverage=trace-pc -c "$P/t.c" -o "$P/t.o" &&
-    build "pcdir-$cc-build" gcc -O1 $INC -c $S/pcdir_main.c -o "$P/m.o" &&
-    build "pcdir-$cc-build" gcc "$P/m.o" "$P/t.o" $SHARED -o "$bin" || continue
+    build "pcdir-$cc-build" $(tcc $cc) -O0 -fsanitize-coverage=trace-pc -c "$P/t.c" -o "$P/t.o" &&
+    build "pcdir-$cc-build" $TGCC -O1 $INC -c $S/pcdir_main.c -o "$P/m.o" &&
+    build "pcdir-$cc-build" $TGCC "$P/m.o" "$P/t.o" $SHARED -o "$bin" || continue
     for mode in seq threads fork; do
         t=pcdir-$cc-$mode
         run_pcdir want "$bin" coverage=1 $mode exit
@@ -615,7 +628,7 @@ for cc in gcc clang; do
         rc=$?
         # Every raw file: the guard table's (empty here) has its map too.
         for r in "$P/got.d"/*.sancov.raw; do
-            "$L/ukcov" rawunpack "$r" >>"$P/got.out" 2>&1 || echo "rawunpack $r failed" >>"$P/got.out"
+            "$U" rawunpack "$r" >>"$P/got.out" 2>&1 || echo "rawunpack $r failed" >>"$P/got.out"
         done
         nwant=$(ls "$P/want.d" | grep -c '\.sancov$')
         want=$(sums "$P/want.d" "pcdir-$cc.*.sancov")
@@ -624,7 +637,7 @@ for cc in gcc clang; do
         # (and sancov) match binaries by.
         if [ $mode = seq ]; then
             set -- "$P"/pcdir-$cc.*.sancov
-            if [ -f "$1" ] && "$L/ukcov" covered-functions "$bin" "$1" >"$P/cf.out" 2>&1 &&
+            if [ -f "$1" ] && "$U" covered-functions "$bin" "$1" >"$P/cf.out" 2>&1 &&
                grep -q ' f0$' "$P/cf.out"; then
                 ok "pcdir-$cc-unpacked-name-symbolizes"
             else
@@ -689,8 +702,8 @@ __attribute__((noinline)) int f1(int x) { return x + 1; }
 __attribute__((noinline)) int f2(int x) { return x + 2; }
 int main(void) { return f1(f2(0)) == 12345; }
 SRC
-if build small-build clang -O1 -fsanitize-coverage=trace-pc-guard -c "$V/three.c" -o "$V/three.o" &&
-   build small-build clang "$V/three.o" $SHARED -o "$V/three"; then
+if build small-build $TCLANG -O1 -fsanitize-coverage=trace-pc-guard -c "$V/three.c" -o "$V/three.o" &&
+   build small-build $TCLANG "$V/three.o" $SHARED -o "$V/three"; then
     rm -rf "$V/o" && mkdir "$V/o"
     UKCOV_OPTIONS="coverage=1:coverage_dir=$V/o:verbosity=1" "$V/three" >"$V/out" 2>"$V/err"
     rc=$?
@@ -735,8 +748,8 @@ for f in trace-pc-guard trace-pc; do
     v=cc-$f
     # Compiled and linked apart: clang linking with -fsanitize-coverage
     # would bring its ubsan runtime and its SEGV handler.
-    build "$v-build" clang -O1 -fsanitize-coverage=$f,indirect-calls -c $S/indir.c -o "$X/indir.o" &&
-        build "$v-build" clang "$X/indir.o" $SHARED -o "$X/$v" || continue
+    build "$v-build" $TCLANG -O1 -fsanitize-coverage=$f,indirect-calls -c $S/indir.c -o "$X/indir.o" &&
+        build "$v-build" $TCLANG "$X/indir.o" $SHARED -o "$X/$v" || continue
     rm -rf "$X/o" && mkdir "$X/o"
     UKCOV_OPTIONS="coverage_caller_callee=1:coverage_dir=$X/o" "$X/$v" >"$X/out" 2>&1
     rc=$?
@@ -750,7 +763,7 @@ for f in trace-pc-guard trace-pc; do
     fi
     if [ "$(cat "$X/out")" = "$(printf '1221\n22 pairs')" ]; then ok "$v-unique-pairs-api"; else bad "$v-unique-pairs-api" "$(cat "$X/out")"; fi
     # ukcov trace prints the same pairs symbolized.
-    "$L/ukcov" trace "$1" 2>"$X/err" | awk '{ print $2, $6 }' >"$X/got"
+    "$U" trace "$1" 2>"$X/err" | awk '{ print $2, $6 }' >"$X/got"
     if cmp -s "$X/want" "$X/got" && [ ! -s "$X/err" ]; then ok "$v-ukcov-trace-pairs"; else bad "$v-ukcov-trace-pairs" "$(head -3 "$X/got") $(cat "$X/err")"; fi
     rm -rf "$X/o" && mkdir "$X/o"
     UKCOV_OPTIONS="coverage=1:coverage_dir=$X/o" "$X/$v" >"$X/out" 2>&1
@@ -779,8 +792,8 @@ bbtrace() {
 pid_of() { ls "$X/o" | sed -n "s/^$1\.\([0-9]*\)\.sancov$/\1/p"; }
 for v in gcc:trace-pc clang:trace-pc clang:trace-pc-guard; do
     cc=${v%%:*} f=${v#*:} v=bb-$cc-$f
-    build "$v-build" $cc -O1 -fsanitize-coverage=$f -c $S/bb_work.c -o "$X/w.o" &&
-        build "$v-build" $cc -O1 $S/bb_main.c "$X/w.o" $SHARED -lpthread -o "$X/$v" || continue
+    build "$v-build" $(tcc $cc) -O1 -fsanitize-coverage=$f -c $S/bb_work.c -o "$X/w.o" &&
+        build "$v-build" $(tcc $cc) -O1 $S/bb_main.c "$X/w.o" $SHARED -lpthread -o "$X/$v" || continue
     bbtrace $v threads
     printf '1 abca*100\n2 bbc*1000\n3 cab*1000\n' >"$X/want"
     if [ $rc -eq 0 ] && bbcheck trace "$X/$v" "$X/o" "$(pid_of trace-events)" >"$X/got" &&
@@ -809,10 +822,10 @@ for v in gcc:trace-pc clang:trace-pc clang:trace-pc-guard; do
     fi
     bbtrace $v threads coverage_trace_max_events=10
     # ukcov trace: events with their thread, point and function.
-    "$L/ukcov" trace "$X/o"/trace-events.*.sancov 2>"$X/err" | awk '{ print $1, $2, $4 }' >"$X/got"
+    "$U" trace "$X/o"/trace-events.*.sancov 2>"$X/err" | awk '{ print $1, $2, $4 }' >"$X/got"
     printf '1 0 bb_a\n1 1 bb_b\n1 2 bb_c\n1 0 bb_a\n1 0 bb_a\n1 1 bb_b\n1 2 bb_c\n1 0 bb_a\n1 0 bb_a\n1 1 bb_b\n' >"$X/want"
     if cmp -s "$X/want" "$X/got" && [ ! -s "$X/err" ] &&
-       [ "$("$L/ukcov" trace "$X/o"/trace-points.*.sancov | awk '{ print $1, $3 }' | tr '\n' ' ')" = "0 bb_a 1 bb_b 2 bb_c " ]; then
+       [ "$("$U" trace "$X/o"/trace-points.*.sancov | awk '{ print $1, $3 }' | tr '\n' ' ')" = "0 bb_a 1 bb_b 2 bb_c " ]; then
         ok "$v-ukcov-trace-events-points"
     else
         bad "$v-ukcov-trace-events-points" "$(cat "$X/got" "$X/err" | tr '\n' '|')"
@@ -838,25 +851,25 @@ done
 # every instrumented point, run or not, in the table's order (the
 # seed's "all the instrumented points in the program"), and events
 # index it: bb_work.c defines bb_never, bb_c, bb_a, bb_b in that order.
-if build bb-pctable-build clang -O1 -fsanitize-coverage=trace-pc-guard,pc-table -c $S/bb_work.c -o "$X/wt.o" &&
-   build bb-pctable-build clang -O1 $S/bb_main.c "$X/wt.o" $SHARED -lpthread -o "$X/bb-pctable-shared" &&
-   build bb-pctable-build clang -O1 $S/bb_main.c "$X/wt.o" $STATIC -o "$X/bb-pctable-static"; then
+if build bb-pctable-build $TCLANG -O1 -fsanitize-coverage=trace-pc-guard,pc-table -c $S/bb_work.c -o "$X/wt.o" &&
+   build bb-pctable-build $TCLANG -O1 $S/bb_main.c "$X/wt.o" $SHARED -lpthread -o "$X/bb-pctable-shared" &&
+   build bb-pctable-build $TCLANG -O1 $S/bb_main.c "$X/wt.o" $STATIC -o "$X/bb-pctable-static"; then
     guards=0    # every __sancov_guards section: 4 bytes a guard
-    for sz in $(objdump -h "$X/wt.o" | awk '$2 == "__sancov_guards" { print $3 }'); do
+    for sz in $(${CROSS}objdump -h "$X/wt.o" | awk '$2 == "__sancov_guards" { print $3 }'); do
         guards=$((guards + 0x$sz / 4))
     done
     for how in shared static; do
         v=bb-pctable-$how
         bbtrace $v threads coverage_trace_max_events=10
         set -- "$X/o"/trace-points.*.sancov
-        pts=$("$L/ukcov" trace "$1" | awk '{ print $1, $3 }' | tr '\n' ' ')
+        pts=$("$U" trace "$1" | awk '{ print $1, $3 }' | tr '\n' ' ')
         if [ $rc -eq 0 ] && [ "$(wc -l <"$1")" -eq "$guards" ] &&
            [ "$pts" = "0 bb_never 1 bb_c 2 bb_a 3 bb_b " ]; then
             ok "$v-points-every-table-entry"
         else
             bad "$v-points-every-table-entry" "rc $rc, $guards guards: $pts"
         fi
-        "$L/ukcov" trace "$X/o"/trace-events.*.sancov 2>"$X/err" | awk '{ print $2, $4 }' | tr '\n' ' ' >"$X/got"
+        "$U" trace "$X/o"/trace-events.*.sancov 2>"$X/err" | awk '{ print $2, $4 }' | tr '\n' ' ' >"$X/got"
         if [ "$(cat "$X/got")" = "2 bb_a 3 bb_b 1 bb_c 2 bb_a 2 bb_a 3 bb_b 1 bb_c 2 bb_a 2 bb_a 3 bb_b " ] &&
            [ ! -s "$X/err" ] &&
            [ "$(bbcheck trace "$X/$v" "$X/o" "$(pid_of trace-events)" table)" = "1 abcaabcaab" ]; then
@@ -869,9 +882,9 @@ fi
 
 # A pc-table library unloaded and loaded again at the same address has
 # one table there: trace-points lists it once.
-if build bb-pctable-dl-build clang -O1 -fPIC -shared -fsanitize-coverage=trace-pc-guard,pc-table \
+if build bb-pctable-dl-build $TCLANG -O1 -fPIC -shared -fsanitize-coverage=trace-pc-guard,pc-table \
        $S/bb_work.c -o "$X/libbbt.so" &&
-   build bb-pctable-dl-build gcc -O1 $S/tbdl_main.c $SHARED -ldl -o "$X/bb-pctable-dl"; then
+   build bb-pctable-dl-build $TGCC -O1 $S/tbdl_main.c $SHARED -ldl -o "$X/bb-pctable-dl"; then
     rm -rf "$X/o" && mkdir "$X/o"
     UKCOV_OPTIONS="coverage_trace_bb=1:coverage_dir=$X/o" "$X/bb-pctable-dl" "$X/libbbt.so" >"$X/out" 2>&1
     rc=$?
@@ -896,7 +909,7 @@ for c in "caller-callee.1.sancov:3 lines, not pairs of lines" \
          "trace-events.2.sancov:5 bytes, not a whole number of 4-byte records" \
          "trace-events.9.sancov:trace-points.9.sancov: No such file or directory"; do
     f=${c%%:*} want=${c#*:}
-    "$L/ukcov" trace "$X/$f" >"$X/got" 2>"$X/err"
+    "$U" trace "$X/$f" >"$X/got" 2>"$X/err"
     rc=$?
     if [ $rc -eq 1 ] && [ ! -s "$X/got" ] && grep -qF "$want" "$X/err"; then ok "ukcov-trace-bad-$f"; else bad "ukcov-trace-bad-$f" "rc $rc $(cat "$X/err")"; fi
 done
