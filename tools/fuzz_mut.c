@@ -648,16 +648,14 @@ static bool mutant_dup(struct fz_bytes *out, size_t from, size_t to,
 	return false;
 }
 
-/* in[0..p) repl [NUL] in[p+cut..len): the string repl ends with a NUL
- * where the string it replaces went on, so that a string compare sees
+/* in[0..p) repl [NUL] in[p+cut..len): a string repl ends with its NUL
+ * where nothing after it would end it, so that a string compare sees
  * it end there too. */
 static size_t rtn_splice(const struct fz_rtn_hint *h, const uint8_t *in,
-			 size_t len, size_t p, size_t cut, uint8_t *tmp,
-			 size_t max_len)
+			 size_t len, size_t p, size_t cut, bool nul,
+			 uint8_t *tmp, size_t max_len)
 {
 	size_t n = p, rest = len - p - cut;
-	bool nul = (h->flags & UKFZ_RTN_STR) && (h->flags & UKFZ_RTN_B_END) &&
-		   !(h->flags & UKFZ_RTN_A_END);
 
 	if (p + h->lrepl + nul > max_len)
 		return 0;
@@ -672,6 +670,31 @@ static size_t rtn_splice(const struct fz_rtn_hint *h, const uint8_t *in,
 	return n + rest;
 }
 
+/* How many bytes a string's replacement covers when it overwrites
+ * rather than replaces the operand: its own bytes and NUL, as far as
+ * the input goes. */
+static size_t rtn_over(const struct fz_rtn_hint *h, size_t len, size_t p,
+		       size_t cut)
+{
+	size_t w = h->lrepl + ((h->flags & UKFZ_RTN_B_END) ? 1 : 0);
+
+	if (w < cut)
+		w = cut;
+	return w < len - p ? w : len - p;
+}
+
+static void rtn_variant(const struct fz_rtn_hint *h, const uint8_t *in,
+			size_t len, size_t p, size_t cut, bool nul,
+			uint8_t *tmp, size_t max_len, struct fz_bytes **out,
+			size_t *nout, size_t first)
+{
+	size_t n = rtn_splice(h, in, len, p, cut, nul, tmp, max_len);
+
+	if (n && (n != len || memcmp(tmp, in, n)) &&
+	    !mutant_dup(*out, first, *nout, tmp, n))
+		add_mutant(out, nout, tmp, n);
+}
+
 void fz_rtn_mutants(const struct fz_rtn_hints *h, const uint8_t *in,
 		    size_t len, size_t max_len, struct fz_bytes **out,
 		    size_t *nout, size_t max_mutants)
@@ -683,16 +706,25 @@ void fz_rtn_mutants(const struct fz_rtn_hints *h, const uint8_t *in,
 		limit = max_mutants;
 	for (size_t k = 0; k < h->n; k++)
 		for (size_t p = 0; p <= len && *nout < limit; p++) {
-			long cut = rtn_replaces(&h->h[k], in, len, p);
-			size_t n;
+			const struct fz_rtn_hint *x = &h->h[k];
+			long cut = rtn_replaces(x, in, len, p);
+			bool str = x->flags & UKFZ_RTN_STR,
+			     end = x->flags & UKFZ_RTN_B_END;
 
 			if (cut < 0)
 				continue;
-			n = rtn_splice(&h->h[k], in, len, p, (size_t)cut, tmp,
-				       max_len);
-			if (n && (n != len || memcmp(tmp, in, n)) &&
-			    !mutant_dup(*out, first, *nout, tmp, n))
-				add_mutant(out, nout, tmp, n);
+
+			rtn_variant(x, in, len, p, (size_t)cut,
+				    str && end && !(x->flags & UKFZ_RTN_A_END),
+				    tmp, max_len, out, nout, first);
+			/* A string of another length: also written over
+			 * the bytes after it, for a harness that bounds
+			 * the input's length. */
+			if (str && *nout < limit)
+				rtn_variant(x, in, len, p,
+					    rtn_over(x, len, p, (size_t)cut),
+					    end, tmp, max_len, out, nout,
+					    first);
 		}
 	free(tmp);
 }
