@@ -690,7 +690,7 @@ static void rtn_variant(const struct fz_rtn_hint *h, const uint8_t *in,
 {
 	size_t n = rtn_splice(h, in, len, p, cut, nul, tmp, max_len);
 
-	if (n && (n != len || memcmp(tmp, in, n)) &&
+	if (n && (n != len || memcmp(tmp, in, n) != 0) &&
 	    !mutant_dup(*out, first, *nout, tmp, n))
 		add_mutant(out, nout, tmp, n);
 }
