@@ -32,6 +32,11 @@
  * remote collection does not trace itself, hence the second thread; it
  * follows the serving thread's mode (PC or CMP).
  *
+ * In CMP executions the compare routines that ukcov-cc wraps (memcmp,
+ * strcmp and the others of lib/afl_rtn.c) leave their operands in the
+ * shared block too (ukcov__fuzz_rtn): libc is not instrumented, so no
+ * CMP record shows them.
+ *
  * A crash kills the process; the tool sees the death and starts a new
  * executor.  docs/PERFORMANCE.md ("ukcov fuzz") has the measurement
  * that chose this over a fork per input.  The fatal-signal handler

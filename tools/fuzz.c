@@ -7,8 +7,10 @@
  * comparisons with a constant that both runs saw become hints
  * (fuzz_mut.c), and every place of the input that holds one operand
  * gets the other spliced over it, one mutant each, as syzkaller's
- * hints job does.  Between hint jobs, a random kept input gets 1-5
- * byte mutations.
+ * hints job does.  The operands of the compare routines (memcmp,
+ * strcmp...) that both runs saw are spliced the same way, as
+ * libFuzzer's TORC table is used.  Between hint jobs, a random kept
+ * input gets 1-5 byte mutations.
  */
 #include "fuzz.h"
 
