@@ -68,7 +68,7 @@ solve() {
 }
 
 for cc in gcc clang; do
-	for t in m4 m8 m16w m4x3 mbe mthread munstable mfork mclose crash2 hang; do
+	for t in m4 m8 m16w m4x3 mbe mthread munstable mfork mclose crash2 hang mrtnbad; do
 		build $cc $t || bad "$cc: $t builds" "ukcov-cc failed"
 	done
 	for t in m16 mstr mcase; do
@@ -118,6 +118,17 @@ if [ $rc -eq 0 ] && grep -q '^Done 100000 runs' ctl16.log && ! ls ctl16-* >/dev/
 	ok "control: -use_cmp=0 does not solve m16's memcmp in 100000 executions (exit 0)"
 else
 	bad "control: -use_cmp=0 on m16" "rc $rc: $(tail -2 ctl16.log | tr '\n' ' ')"
+fi
+
+# Routine records are the harness's bytes: a length past a record's 32
+# bytes is dropped and a count past the block clamped
+# (tests/fuzz/mrtnbad.c would crash if the record were taken).
+"$U" fuzz -seed=1 -runs=3000 -artifact_prefix="$T/rb-" -- ./mrtnbad-gcc >/dev/null 2>rb.log
+rc=$?
+if [ $rc -eq 0 ] && grep -q '^Done 3000 runs' rb.log && ! ls rb-* >/dev/null 2>&1; then
+	ok "hostile routine records: dropped and clamped, 3000 runs, exit 0"
+else
+	bad "hostile routine records" "rc $rc: $(tail -2 rb.log | tr '\n' ' ')"
 fi
 
 # A comparison whose operand changes from one call to the next is not
