@@ -66,7 +66,8 @@ __attribute__((noinline)) static int rtn_bcmp(const void *a, const void *b,
 					      size_t n, uint64_t pc)
 {
 	ukcov__rtn_mem(pc, a, b, n);
-	return REAL(bcmp)(a, b, n);	/* NOLINT(clang-analyzer-security.insecureAPI.bcmp) */
+	/* NOLINTNEXTLINE(clang-analyzer-security.insecureAPI.bcmp) */
+	return REAL(bcmp)(a, b, n);
 }
 
 __attribute__((noinline)) static int rtn_strcmp(const char *a, const char *b,
@@ -90,9 +91,8 @@ __attribute__((noinline)) static int rtn_strcasecmp(const char *a,
 	return REAL(strcasecmp)(a, b);
 }
 
-__attribute__((noinline)) static int rtn_strncasecmp(const char *a,
-						     const char *b, size_t n,
-						     uint64_t pc)
+__attribute__((noinline)) static int
+rtn_strncasecmp(const char *a, const char *b, size_t n, uint64_t pc)
 {
 	ukcov__rtn_str(pc, a, b, n, 1);
 	return REAL(strncasecmp)(a, b, n);
@@ -100,17 +100,15 @@ __attribute__((noinline)) static int rtn_strncasecmp(const char *a,
 
 /* The needle against the haystack's start: AFL++'s routine pass logs
  * strstr's operands the same way. */
-__attribute__((noinline)) static char *rtn_strstr(const char *h,
-						  const char *needle,
-						  uint64_t pc)
+__attribute__((noinline)) static char *
+rtn_strstr(const char *h, const char *needle, uint64_t pc)
 {
 	ukcov__rtn_str(pc, h, needle, (size_t)-1, 0);
 	return REAL(strstr)(h, needle);
 }
 
-__attribute__((noinline)) static void *rtn_memmem(const void *h, size_t hn,
-						  const void *needle,
-						  size_t nn, uint64_t pc)
+__attribute__((noinline)) static void *
+rtn_memmem(const void *h, size_t hn, const void *needle, size_t nn, uint64_t pc)
 {
 	ukcov__rtn_mem(pc, h, needle, hn < nn ? hn : nn);
 	return REAL(memmem)(h, hn, needle, nn);

@@ -189,9 +189,9 @@ static const char *fz_map_shm(int fd)
 	if (h->magic != UKFZ_MAGIC || h->size != size ||
 	    in_max > size - UKFZ_IN_OFF || out_off < UKFZ_IN_OFF + in_max ||
 	    out_off % 8 || out_off > size || out_words < 1 + 4 ||
-	    out_words > (size - out_off) / 8 ||
-	    rtn_off % 8 || rtn_off < out_off + out_words * 8 ||
-	    rtn_off > size - 8 || rtn_max > UKFZ_RTN_MAX ||
+	    out_words > (size - out_off) / 8 || rtn_off % 8 ||
+	    rtn_off < out_off + out_words * 8 || rtn_off > size - 8 ||
+	    rtn_max > UKFZ_RTN_MAX ||
 	    rtn_max > (size - rtn_off - 8) / sizeof(struct ukfz_rtn)) {
 		munmap((void *)h, size);
 		return "the shared block's header is inconsistent";

@@ -30,14 +30,14 @@
 #include <stdint.h>
 
 #define UKFZ_ENV       "UKCOV_FUZZ"
-#define UKFZ_MAGIC     0x32657a7a75666b75ULL	/* "ukfuzze2" */
+#define UKFZ_MAGIC 0x32657a7a75666b75ULL	/* "ukfuzze2" */
 #define UKFZ_HELLO     0x554b4631U		/* "UKF1": the executor serves */
 #define UKFZ_IN_OFF    4096ULL
 #define UKFZ_CRASH_PCS 8
 /* A routine's operand: its first bytes, as many as AFL++'s CmpLog logs
  * (afl-compiler-rt.o.c, __cmplog_rtn_hook: 32). */
 #define UKFZ_RTN_BYTES 32
-#define UKFZ_RTN_MAX   4096	/* records a block may have room for */
+#define UKFZ_RTN_MAX 4096	/* records a block may have room for */
 
 enum ukfz_cmd {
 	UKFZ_CMD_PC = 1,	/* unique PC coverage: each point once */

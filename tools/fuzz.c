@@ -145,7 +145,7 @@ static const char fuzz_usage_text[] =
 "  -timeout=S          an input running longer is a timeout (default 1200)\n"
 "  -dict=FILE          AFL/libFuzzer dictionary\n"
 "  -artifact_prefix=P  crash-/timeout- files go to P<kind>-<sha1>\n"
-"  -use_cmp=0|1        hints from CMP records and routine operands (default 1)\n"
+"  -use_cmp=0|1        comparison hints from the CMP trace (default 1)\n"
 "  -ignore_crashes=0|1 go on after a crash, one file per crash stack\n"
 "  -jobs=N             N fuzzers at once, seeds S..S+N-1, logs fuzz-J.log\n"
 "HARNESS is a libFuzzer-style target whose main calls\n"

@@ -125,9 +125,9 @@ void fz_rtn_intersect(struct fz_rtn_hints *h, const struct fz_rtn_hints *o);
 /* Every mutant of in that writes a hint's repl where in holds its op
  * (all of it, or its start up to the input's end); each distinct mutant
  * once, appended to out, at most max_mutants in out. */
-void fz_rtn_mutants(const struct fz_rtn_hints *h, const uint8_t *in,
-		    size_t len, size_t max_len, struct fz_bytes **out,
-		    size_t *nout, size_t max_mutants);
+void fz_rtn_mutants(const struct fz_rtn_hints *h, const uint8_t *in, size_t len,
+		    size_t max_len, struct fz_bytes **out, size_t *nout,
+		    size_t max_mutants);
 void fz_rtn_free(struct fz_rtn_hints *h);
 
 #endif

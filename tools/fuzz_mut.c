@@ -526,7 +526,7 @@ void fz_hints_mutants(const struct fz_hints *h, const uint8_t *in, size_t len,
 
 /* At most this many distinct hints a run, and mutants a job: the cost
  * of a job stays bounded whatever the harness compares. */
-#define RTN_HINTS   256
+#define RTN_HINTS 256
 #define RTN_MUTANTS 256
 
 static bool rtn_same(const struct fz_rtn_hint *x, const struct fz_rtn_hint *y)
@@ -567,17 +567,18 @@ void fz_rtn_from(struct fz_rtn_hints *out, const struct ukfz_rtn *recs,
 	for (uint64_t i = 0; i < n && out->n < RTN_HINTS; i++) {
 		struct ukfz_rtn r = recs[i];	/* one read of shared bytes */
 		unsigned f = r.flags & (UKFZ_RTN_STR | UKFZ_RTN_CASE);
+		unsigned ends = r.flags & (UKFZ_RTN_A_END | UKFZ_RTN_B_END);
+		/* A_END is 4, B_END 8: the reversed hint's are swapped. */
+		unsigned swapped = ((ends << 1) | (ends >> 1)) &
+				   (UKFZ_RTN_A_END | UKFZ_RTN_B_END);
 
 		if (r.len_a > UKFZ_RTN_BYTES || r.len_b > UKFZ_RTN_BYTES)
 			continue;
 		if (r.len_a == r.len_b && !memcmp(r.a, r.b, r.len_a) &&
 		    !(r.flags & UKFZ_RTN_A_END) == !(r.flags & UKFZ_RTN_B_END))
 			continue;
-		rtn_add(out, r.a, r.len_a, r.b, r.len_b,
-			f | (r.flags & (UKFZ_RTN_A_END | UKFZ_RTN_B_END)));
-		rtn_add(out, r.b, r.len_b, r.a, r.len_a,
-			f | (r.flags & UKFZ_RTN_A_END ? UKFZ_RTN_B_END : 0) |
-			    (r.flags & UKFZ_RTN_B_END ? UKFZ_RTN_A_END : 0));
+		rtn_add(out, r.a, r.len_a, r.b, r.len_b, f | ends);
+		rtn_add(out, r.b, r.len_b, r.a, r.len_a, f | swapped);
 	}
 }
 
@@ -630,9 +631,11 @@ static long rtn_replaces(const struct fz_rtn_hint *h, const uint8_t *in,
 {
 	size_t m;
 
-	if (!h->lop)
-		return (h->flags & UKFZ_RTN_A_END) &&
-		       (p == len || in[p] == 0) ? 0 : -1;
+	if (!h->lop) {
+		bool at_end = p == len || in[p] == 0;
+
+		return (h->flags & UKFZ_RTN_A_END) && at_end ? 0 : -1;
+	}
 	if (p == len)
 		return -1;
 	m = rtn_match(h, in + p, len - p);
@@ -695,9 +698,9 @@ static void rtn_variant(const struct fz_rtn_hint *h, const uint8_t *in,
 		add_mutant(out, nout, tmp, n);
 }
 
-void fz_rtn_mutants(const struct fz_rtn_hints *h, const uint8_t *in,
-		    size_t len, size_t max_len, struct fz_bytes **out,
-		    size_t *nout, size_t max_mutants)
+void fz_rtn_mutants(const struct fz_rtn_hints *h, const uint8_t *in, size_t len,
+		    size_t max_len, struct fz_bytes **out, size_t *nout,
+		    size_t max_mutants)
 {
 	size_t first = *nout, limit = first + RTN_MUTANTS;
 	uint8_t *tmp = xmalloc(max_len ? max_len : 1);

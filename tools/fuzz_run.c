@@ -22,7 +22,7 @@
 
 #define FZ_OUT_WORDS (1 + 4 * (1UL << 18))
 #define FZ_HELLO_MS  30000
-#define FZ_RTN_MAX   1024	/* routine calls kept per CMP execution */
+#define FZ_RTN_MAX 1024	/* routine calls kept per CMP execution */
 
 static uint64_t page_round(uint64_t n)
 {
