@@ -89,8 +89,18 @@ void ukcov__afl_cmp_from_trace(const uint64_t *area, uint64_t entries);
 extern unsigned long ukcov__afl_input_thread;
 
 void *ukcov__afl_shm(const char *name, size_t need);
-/* A routine's operands, from the wrappers of lib/afl_rtn.c. */
-void ukcov__afl_rtn_mem(uint64_t pc, const void *a, const void *b, size_t n);
-void ukcov__afl_rtn_str(uint64_t pc, const char *a, const char *b, size_t n);
+/* Non-zero while a routine's operands have a listener: the CmpLog map
+ * or the executor of "ukcov fuzz"; the wrappers of lib/afl_rtn.c load
+ * only this on their path that does not log. */
+extern int ukcov__rtn_on;
+/* A routine's operands, from those wrappers, to every listener; icase:
+ * compared ignoring case. */
+void ukcov__rtn_mem(uint64_t pc, const void *a, const void *b, size_t n);
+void ukcov__rtn_str(uint64_t pc, const char *a, const char *b, size_t n,
+		    int icase);
+/* lib/fuzz_exec.c: the routine's operands for the tool, if the calling
+ * thread runs an input's CMP execution. */
+void ukcov__fuzz_rtn(uint64_t pc, const void *a, size_t la, const void *b,
+		     size_t lb, unsigned flags);
 
 #endif

@@ -15,8 +15,10 @@
 #include "internal.h"
 #include "afl.h"
 #include <ukcov/linux/kcov.h>
+#include "fuzz_proto.h"
 
 struct afl_cmp_map *ukcov__afl_cmp;
+int ukcov__rtn_on;
 
 int ukcov__afl_cmp_attach(void)
 {
@@ -24,6 +26,8 @@ int ukcov__afl_cmp_attach(void)
 		return 0;
 	ukcov__afl_cmp = ukcov__afl_shm("__AFL_CMPLOG_SHM_ID",
 					sizeof(struct afl_cmp_map));
+	if (ukcov__afl_cmp)
+		__atomic_store_n(&ukcov__rtn_on, 1, __ATOMIC_RELAXED);
 	return ukcov__afl_cmp ? 1 : -1;
 }
 
@@ -125,20 +129,37 @@ static int rtn_logging(void)
 	       ukcov__afl_input_thread == (unsigned long)pthread_self();
 }
 
-void ukcov__afl_rtn_mem(uint64_t pc, const void *a, const void *b, size_t n)
+void ukcov__rtn_mem(uint64_t pc, const void *a, const void *b, size_t n)
 {
-	if (!rtn_logging() || !n)
+	size_t l = n < UKFZ_RTN_BYTES ? n : UKFZ_RTN_BYTES;
+
+	if (!n)
+		return;
+	ukcov__fuzz_rtn(pc, a, l, b, l, 0);
+	if (!rtn_logging())
 		return;
 	n = n < 31 ? n : 31;
 	cmp_rtn(pc, a, n, b, n, 0);
 }
 
-/* Strings, with their NUL when it fits; n bounds both as strncmp's. */
-void ukcov__afl_rtn_str(uint64_t pc, const char *a, const char *b, size_t n)
+/* Strings, with their NUL when it fits; n bounds both as strncmp's.
+ * The executor gets up to 32 bytes of each without the NUL, and
+ * whether the string ended there. */
+void ukcov__rtn_str(uint64_t pc, const char *a, const char *b, size_t n,
+		    int icase)
 {
 	size_t la, lb, max = n < 30 ? n : 30;
+	size_t fmax = n < UKFZ_RTN_BYTES ? n : UKFZ_RTN_BYTES;
+	unsigned flags = UKFZ_RTN_STR | (icase ? UKFZ_RTN_CASE : 0);
 
-	if (!rtn_logging() || !a || !b)
+	if (!a || !b)
+		return;
+	la = strnlen(a, fmax);
+	lb = strnlen(b, fmax);
+	flags |= (la < fmax ? UKFZ_RTN_A_END : 0) |
+		 (lb < fmax ? UKFZ_RTN_B_END : 0);
+	ukcov__fuzz_rtn(pc, a, la, b, lb, flags);
+	if (!rtn_logging())
 		return;
 	la = strnlen(a, max);
 	lb = strnlen(b, max);

@@ -32,6 +32,11 @@
  * remote collection does not trace itself, hence the second thread; it
  * follows the serving thread's mode (PC or CMP).
  *
+ * In CMP executions the compare routines that ukcov-cc wraps (memcmp,
+ * strcmp and the others of lib/afl_rtn.c) leave their operands in the
+ * shared block too (ukcov__fuzz_rtn): libc is not instrumented, so no
+ * CMP record shows them.
+ *
  * A crash kills the process; the tool sees the death and starts a new
  * executor.  docs/PERFORMANCE.md ("ukcov fuzz") has the measurement
  * that chose this over a fork per input.  The fatal-signal handler
@@ -53,6 +58,7 @@
 
 #include <ukcov/linux/kcov.h>
 
+#include "afl.h"
 #include "fuzz_proto.h"
 #include "internal.h"
 
@@ -94,6 +100,11 @@ static struct {
 	struct fz_module mods[FZ_MAX_MODULES];
 	int nmods;
 	pid_t pid;			/* the serving process */
+	pthread_t server;		/* the serving thread */
+	uint64_t *rtn_count;		/* routine operands (count word) */
+	struct ukfz_rtn *rtn;
+	uint64_t rtn_max;		/* checked at setup, never reread */
+	int rtn_live;			/* a CMP execution is running */
 } fz = { .ctl = -1, .st = -1, .kfd = -1 };
 
 /* The remote collection of the input's other threads.  want/have under
@@ -152,8 +163,7 @@ static const char *fz_map_shm(int fd)
 {
 	struct stat st;
 	const struct ukfz_shm *h;
-	uint64_t size, in_max, out_off, out_words;
-
+	uint64_t size, in_max, out_off, out_words, rtn_off, rtn_max;
 	int seals;
 
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
@@ -174,10 +184,15 @@ static const char *fz_map_shm(int fd)
 	in_max = h->in_max;
 	out_off = h->out_off;
 	out_words = h->out_words;
+	rtn_off = h->rtn_off;
+	rtn_max = h->rtn_max;
 	if (h->magic != UKFZ_MAGIC || h->size != size ||
 	    in_max > size - UKFZ_IN_OFF || out_off < UKFZ_IN_OFF + in_max ||
 	    out_off % 8 || out_off > size || out_words < 1 + 4 ||
-	    out_words > (size - out_off) / 8) {
+	    out_words > (size - out_off) / 8 || rtn_off % 8 ||
+	    rtn_off < out_off + out_words * 8 || rtn_off > size - 8 ||
+	    rtn_max > UKFZ_RTN_MAX ||
+	    rtn_max > (size - rtn_off - 8) / sizeof(struct ukfz_rtn)) {
 		munmap((void *)h, size);
 		return "the shared block's header is inconsistent";
 	}
@@ -186,6 +201,9 @@ static const char *fz_map_shm(int fd)
 	fz.out = (uint64_t *)((uint8_t *)h + out_off);
 	fz.in_max = in_max;
 	fz.out_words = out_words;
+	fz.rtn_count = (uint64_t *)((uint8_t *)h + rtn_off);
+	fz.rtn = (struct ukfz_rtn *)(fz.rtn_count + 1);
+	fz.rtn_max = rtn_max;
 	return NULL;
 }
 
@@ -526,6 +544,40 @@ static int fz_write_word(uint32_t v)
 	return r == (ssize_t)sizeof(v) ? 0 : -1;
 }
 
+/* Whether the calling thread does the input's work: the serving thread,
+ * or one that inherited the common handle from it. */
+static int fz_rtn_thread(void)
+{
+	return pthread_equal(pthread_self(), fz.server) ||
+	       (fzr.handle && __ukcov_thread.common_handle == fzr.handle);
+}
+
+/* A compare routine's operands (lib/afl_cmplog.c cut them to
+ * UKFZ_RTN_BYTES), during a CMP execution only: the tool splices them
+ * into the input as libFuzzer does the operands of its memcmp hook
+ * (compiler-rt FuzzerTracePC.cpp, TORC/MemMemTable).  The slot is taken
+ * atomically since the input's threads may call at once. */
+void ukcov__fuzz_rtn(uint64_t pc, const void *a, size_t la, const void *b,
+		     size_t lb, unsigned flags)
+{
+	struct ukfz_rtn *r;
+	uint64_t i;
+
+	if (!__atomic_load_n(&fz.rtn_live, __ATOMIC_ACQUIRE) ||
+	    !fz_rtn_thread())
+		return;
+	i = __atomic_fetch_add(fz.rtn_count, 1, __ATOMIC_RELAXED);
+	if (i >= fz.rtn_max)
+		return;
+	r = &fz.rtn[i];
+	r->pc = fz_stable_pc(pc);
+	r->len_a = (uint8_t)la;
+	r->len_b = (uint8_t)lb;
+	r->flags = (uint8_t)flags;
+	memcpy(r->a, a, la);
+	memcpy(r->b, b, lb);
+}
+
 /* One input: a private copy of exactly its length (an overread is the
  * harness's bug, as under libFuzzer), run in the asked mode. */
 static int fz_run_one(fz_test_fn test_one, uint32_t cmd)
@@ -547,7 +599,12 @@ static int fz_run_one(fz_test_fn test_one, uint32_t cmd)
 		free(copy);
 		return fz_fail("cannot enable kcov on the serving thread");
 	}
+	if (cmd == UKFZ_CMD_CMP) {
+		__atomic_store_n(fz.rtn_count, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&fz.rtn_live, 1, __ATOMIC_RELEASE);
+	}
 	test_one(copy, len);
+	__atomic_store_n(&fz.rtn_live, 0, __ATOMIC_RELEASE);
 	/* A child the harness forked and let return must not serve: it
 	 * shares the pipes, and two readers of one command stream would
 	 * take each other's inputs. */
@@ -574,6 +631,7 @@ static int fz_setup(void)
 	fz.ctl = fds[0];
 	fz.st = fds[1];
 	fz.pid = getpid();
+	fz.server = pthread_self();
 	dl_iterate_phdr(fz_add_module, NULL);
 	if (fz_kcov_setup()) {
 		dprintf(2, "ukcov fuzz executor: kcov: %s\n", strerror(errno));
@@ -581,6 +639,9 @@ static int fz_setup(void)
 	}
 	fz_remote_setup();
 	fz_catch_fatal();
+	/* The compare routines' wrappers now pass their operands on
+	 * (lib/afl_rtn.c); in PC executions ukcov__fuzz_rtn drops them. */
+	__atomic_store_n(&ukcov__rtn_on, 1, __ATOMIC_RELAXED);
 	return fz_write_word(UKFZ_HELLO) ? fz_fail("the tool went away") : 0;
 }
 

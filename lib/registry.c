@@ -630,6 +630,16 @@ static int handle_taken(struct reg_header *h, uint64_t handle)
 	return 0;
 }
 
+/* A handle's probe this long, or none free: registrations whose
+ * collector died without unregistering (killed, crashed: a "ukcov
+ * fuzz" executor per crash) are in the way, and only the probe of
+ * their own handle would ever reclaim them.  One sweep deletes every
+ * dead one and shrinks maxprobe; a table of live collectors pays it
+ * only on inserts that would lengthen every miss past this. */
+#define REG_RECLAIM_PROBE 32
+
+static void reclaim_dead_locked(struct reg_header *h);
+
 /*
  * Register handle for the calling process's descriptor fd, generation
  * gen: 0, or -EEXIST if a live collector (in any process) has it.
@@ -652,6 +662,10 @@ int ukcov__registry_add(uint64_t handle, int fd, uint64_t ino, uint64_t gen)
 	if (rc)
 		goto out;
 	i = slot_for_insert(handle, &k);
+	if (i < 0 || k > REG_RECLAIM_PROBE) {
+		reclaim_dead_locked(&h);
+		i = slot_for_insert(handle, &k);
+	}
 	if (i < 0) {
 		rc = __atomic_load_n(&reg.state, __ATOMIC_ACQUIRE) > 0
 			     ? -ENOMEM : 0;
@@ -678,44 +692,46 @@ out:
 	return rc;
 }
 
-/* Which registrations a removal deletes. */
+/* Which registrations a sweep deletes: one process's (pid, fd, gen,
+ * start), or (dead) every one whose collector no longer lives. */
 struct reg_match {
 	int32_t pid;
 	int fd;			/* < 0: every fd of pid */
 	uint64_t gen;
 	uint64_t start;		/* 0: any */
+	int dead;		/* instead: the dead collectors' */
 };
 
 static int slot_matches(const struct reg_slot *s, const struct reg_match *m)
 {
+	if (m->dead)
+		return !collector_alive(s->pid, s->start);
 	return s->pid == m->pid && (m->fd < 0 || (s->fd == m->fd &&
 						  s->gen == m->gen)) &&
 	       (m->start == 0 || s->start == m->start);
 }
 
-/* Delete what m matches; maxprobe shrinks to the longest probe left,
- * so that misses stay cheap however many slots were ever used. */
-static void registry_remove_matching(const struct reg_match *m)
+/* Delete what m matches (writer held); maxprobe shrinks to the longest
+ * probe left, so that misses stay cheap however many slots were ever
+ * used.  0, or -1 if the file broke. */
+static int sweep_locked(struct reg_header *h, const struct reg_match *m)
 {
 	struct reg_slot s[REG_CHUNK];
-	struct reg_header h;
 	uint64_t far = 0, d, live = 0, homes[REG_SLOTS / 64] = { 0 };
 	unsigned i, j;
 
-	if (writer_begin(&h) != 0)
-		return;
 	for (i = 0; i < REG_SLOTS; i += REG_CHUNK) {
 		if (fd_pread(&reg.fd, s, sizeof(s), REG_SLOT_OFF(i)) !=
 		    (ssize_t)sizeof(s)) {
 			registry_broken("truncated");
-			goto out;
+			return -1;
 		}
 		for (j = 0; j < REG_CHUNK; j++) {
 			if (ukcov__reg_slot_kind(&s[j]) != REG_LIVE)
 				continue;
 			if (slot_matches(&s[j], m)) {
-				if (slot_delete(&h, i + j) != 0)
-					goto out;
+				if (slot_delete(h, i + j) != 0)
+					return -1;
 				continue;
 			}
 			d = (i + j - reg_home(s[j].handle)) & (REG_SLOTS - 1);
@@ -726,12 +742,21 @@ static void registry_remove_matching(const struct reg_match *m)
 			live++;
 		}
 	}
-	h.maxprobe = far;
-	h.used = live;		/* counted, not trusted */
+	h->maxprobe = far;
+	h->used = live;		/* counted, not trusted */
 	for (i = 0; reg.hint && i < REG_SLOTS / 64; i++)
 		__atomic_store_n(&reg.hint->homes[i], homes[i],
 				 __ATOMIC_RELAXED);
-out:
+	return 0;
+}
+
+static void registry_remove_matching(const struct reg_match *m)
+{
+	struct reg_header h;
+
+	if (writer_begin(&h) != 0)
+		return;
+	(void)sweep_locked(&h, m);
 	writer_end(&h);
 }
 
@@ -740,16 +765,26 @@ out:
  * and makes seq even, so readers trust hits again. */
 static void registry_repair(void)
 {
-	struct reg_match none = { 0, -1, 0, 0 };	/* live pids are > 0 */
+	struct reg_match none = { 0, -1, 0, 0, 0 };	/* live pids are > 0 */
 
 	registry_remove_matching(&none);
+}
+
+/* Writer held: delete the registrations of dead collectors (a file
+ * that broke meanwhile is said once; the insert then finds no slot or
+ * a broken registry, as without the sweep). */
+static void reclaim_dead_locked(struct reg_header *h)
+{
+	struct reg_match dead = { 0, -1, 0, 0, 1 };
+
+	(void)sweep_locked(h, &dead);
 }
 
 /* Unregister every handle of (this process, fd, gen); all of this
  * process's with fd < 0.  Never opens the registry. */
 static void registry_remove(int fd, uint64_t gen)
 {
-	struct reg_match m = { (int32_t)getpid(), fd, gen, 0 };
+	struct reg_match m = { (int32_t)getpid(), fd, gen, 0, 0 };
 
 	if (__atomic_load_n(&reg.state, __ATOMIC_ACQUIRE) > 0)
 		registry_remove_matching(&m);
@@ -916,7 +951,7 @@ void ukcov__registry_after_fork_child(void)
  * trying /proc again each time. */
 static void registry_reclaim(const struct ukcov_reg_entry *e)
 {
-	struct reg_match m = { e->pid, -1, 0, e->start };
+	struct reg_match m = { e->pid, -1, 0, e->start, 0 };
 
 	if (!collector_alive(e->pid, e->start))
 		registry_remove_matching(&m);

@@ -7,8 +7,10 @@
  * comparisons with a constant that both runs saw become hints
  * (fuzz_mut.c), and every place of the input that holds one operand
  * gets the other spliced over it, one mutant each, as syzkaller's
- * hints job does.  Between hint jobs, a random kept input gets 1-5
- * byte mutations.
+ * hints job does.  The operands of the compare routines (memcmp,
+ * strcmp...) that both runs saw are spliced the same way, as
+ * libFuzzer's TORC table is used.  Between hint jobs, a random kept
+ * input gets 1-5 byte mutations.
  */
 #include "fuzz.h"
 
@@ -444,6 +446,7 @@ static void queue_push_front(struct fuzzer *f, struct fz_bytes *m, size_t n)
 static bool hints_job(struct fuzzer *f, size_t idx)
 {
 	struct fz_hints h[2] = { { 0 }, { 0 } };
+	struct fz_rtn_hints r[2] = { { 0 }, { 0 } };
 	const struct fz_bytes *in = &f->corp.in[idx];
 	struct fz_bytes *fresh = NULL;
 	size_t nfresh = 0;
@@ -460,16 +463,25 @@ static bool hints_job(struct fuzzer *f, size_t idx)
 		}
 		if (o != FZ_OK) {
 			fz_hints_free(&h[0]);
+			fz_rtn_free(&r[0]);
 			return !on_crash(f, in->p, in->n, &c, o);
 		}
 		fz_hints_from_cmp(&h[k], f->ex.out + 1,
 				  fz_exec_count(&f->ex, 4));
+		fz_rtn_from(&r[k], f->ex.rtn, fz_exec_rtn_count(&f->ex));
 	}
 	fz_hints_intersect(&h[0], &h[1]);
+	fz_rtn_intersect(&r[0], &r[1]);
+	/* The routines' operands first: few, and each can pass a whole
+	 * compare of up to 32 bytes at once. */
+	fz_rtn_mutants(&r[0], in->p, in->n, (size_t)f->o.max_len, &fresh,
+		       &nfresh, 4096);
 	fz_hints_mutants(&h[0], in->p, in->n, &fresh, &nfresh, 4096);
 	queue_push_front(f, fresh, nfresh);
 	fz_hints_free(&h[0]);
 	fz_hints_free(&h[1]);
+	fz_rtn_free(&r[0]);
+	fz_rtn_free(&r[1]);
 	return true;
 }
 

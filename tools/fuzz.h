@@ -36,6 +36,9 @@ struct fz_exec {
 	size_t shm_len;
 	uint64_t in_max, out_words;
 	const uint64_t *out;		/* count, then records */
+	uint64_t *rtn_count;		/* routine operands: calls, */
+	const struct ukfz_rtn *rtn;	/* then records (hostile bytes) */
+	uint64_t rtn_max;
 	pid_t pid;			/* 0: not running */
 	uint64_t execs;			/* harness executions */
 	uint64_t restarts;
@@ -48,6 +51,8 @@ int fz_exec_init(struct fz_exec *e, char **argv, uint64_t max_len,
 enum fz_outcome fz_exec_run(struct fz_exec *e, const uint8_t *data,
 			    size_t len, int mode, struct fz_crash *crash);
 void fz_exec_stop(struct fz_exec *e);
+/* The routine records of the last FZ_OK CMP run, bounded by the block. */
+uint64_t fz_exec_rtn_count(const struct fz_exec *e);
 /* The records of the last FZ_OK run: count bounded by the block. */
 uint64_t fz_exec_count(const struct fz_exec *e, unsigned words_per_rec);
 
@@ -100,5 +105,29 @@ void fz_hints_intersect(struct fz_hints *h, const struct fz_hints *other);
 void fz_hints_mutants(const struct fz_hints *h, const uint8_t *in, size_t len,
 		      struct fz_bytes **out, size_t *nout, size_t max_mutants);
 void fz_hints_free(struct fz_hints *h);
+
+/* A compare routine's operands, stable across two runs: where the input
+ * holds op (or its start), repl is what the routine compared it with. */
+struct fz_rtn_hint {
+	uint8_t op[UKFZ_RTN_BYTES], repl[UKFZ_RTN_BYTES];
+	uint8_t lop, lrepl;
+	uint8_t flags;		/* UKFZ_RTN_*, of op as A, repl as B */
+};
+struct fz_rtn_hints {
+	struct fz_rtn_hint *h;
+	size_t n, cap;
+};
+/* The hints of one CMP run's routine records (validated: lengths past
+ * UKFZ_RTN_BYTES drop the record), both directions. */
+void fz_rtn_from(struct fz_rtn_hints *out, const struct ukfz_rtn *recs,
+		 uint64_t n);
+void fz_rtn_intersect(struct fz_rtn_hints *h, const struct fz_rtn_hints *o);
+/* Every mutant of in that writes a hint's repl where in holds its op
+ * (all of it, or its start up to the input's end); each distinct mutant
+ * once, appended to out, at most max_mutants in out. */
+void fz_rtn_mutants(const struct fz_rtn_hints *h, const uint8_t *in, size_t len,
+		    size_t max_len, struct fz_bytes **out, size_t *nout,
+		    size_t max_mutants);
+void fz_rtn_free(struct fz_rtn_hints *h);
 
 #endif

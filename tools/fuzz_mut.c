@@ -519,3 +519,215 @@ void fz_hints_mutants(const struct fz_hints *h, const uint8_t *in, size_t len,
 	free(seen.key);
 	free(tmp);
 }
+
+/* ---- routine operands (libFuzzer FuzzerTracePC.cpp's TORC and
+ * MemMemTable, syzkaller's hints for data compared by the kernel's
+ * memcmp) ---- */
+
+/* At most this many distinct hints a run, and mutants a job: the cost
+ * of a job stays bounded whatever the harness compares. */
+#define RTN_HINTS 256
+#define RTN_MUTANTS 256
+
+static bool rtn_same(const struct fz_rtn_hint *x, const struct fz_rtn_hint *y)
+{
+	return x->lop == y->lop && x->lrepl == y->lrepl &&
+	       x->flags == y->flags && !memcmp(x->op, y->op, x->lop) &&
+	       !memcmp(x->repl, y->repl, x->lrepl);
+}
+
+static void rtn_add(struct fz_rtn_hints *hs, const uint8_t *op, unsigned lop,
+		    const uint8_t *repl, unsigned lrepl, unsigned flags)
+{
+	struct fz_rtn_hint h;
+
+	memset(&h, 0, sizeof(h));
+	memcpy(h.op, op, lop);
+	memcpy(h.repl, repl, lrepl);
+	h.lop = (uint8_t)lop;
+	h.lrepl = (uint8_t)lrepl;
+	h.flags = (uint8_t)flags;
+	for (size_t i = 0; i < hs->n; i++)
+		if (rtn_same(&hs->h[i], &h))
+			return;
+	if (hs->n == hs->cap) {
+		hs->cap = hs->cap ? 2 * hs->cap : 16;
+		hs->h = xrealloc(hs->h, hs->cap * sizeof(*hs->h));
+	}
+	hs->h[hs->n++] = h;
+}
+
+/* The record's bytes are the harness's to write: a length past the
+ * operand's room drops the record, unknown flags are cleared.  Equal
+ * operands give nothing to learn.  The reversed hint swaps the END
+ * flags with the operands. */
+void fz_rtn_from(struct fz_rtn_hints *out, const struct ukfz_rtn *recs,
+		 uint64_t n)
+{
+	for (uint64_t i = 0; i < n && out->n < RTN_HINTS; i++) {
+		struct ukfz_rtn r = recs[i];	/* one read of shared bytes */
+		unsigned f = r.flags & (UKFZ_RTN_STR | UKFZ_RTN_CASE);
+		unsigned ends = r.flags & (UKFZ_RTN_A_END | UKFZ_RTN_B_END);
+		/* A_END is 4, B_END 8: the reversed hint's are swapped. */
+		unsigned swapped = ((ends << 1) | (ends >> 1)) &
+				   (UKFZ_RTN_A_END | UKFZ_RTN_B_END);
+
+		if (r.len_a > UKFZ_RTN_BYTES || r.len_b > UKFZ_RTN_BYTES)
+			continue;
+		if (r.len_a == r.len_b && !memcmp(r.a, r.b, r.len_a) &&
+		    !(r.flags & UKFZ_RTN_A_END) == !(r.flags & UKFZ_RTN_B_END))
+			continue;
+		rtn_add(out, r.a, r.len_a, r.b, r.len_b, f | ends);
+		rtn_add(out, r.b, r.len_b, r.a, r.len_a, f | swapped);
+	}
+}
+
+void fz_rtn_intersect(struct fz_rtn_hints *h, const struct fz_rtn_hints *o)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < h->n; i++) {
+		bool in = false;
+
+		for (size_t j = 0; j < o->n && !in; j++)
+			in = rtn_same(&h->h[i], &o->h[j]);
+		if (in)
+			h->h[k++] = h->h[i];
+	}
+	h->n = k;
+}
+
+void fz_rtn_free(struct fz_rtn_hints *h)
+{
+	free(h->h);
+	memset(h, 0, sizeof(*h));
+}
+
+static uint8_t ascii_lower(uint8_t c)
+{
+	return c >= 'A' && c <= 'Z' ? (uint8_t)(c - 'A' + 'a') : c;
+}
+
+/* How many bytes at in[0..n) match op's start (ignoring case if the
+ * routine did). */
+static size_t rtn_match(const struct fz_rtn_hint *h, const uint8_t *in,
+			size_t n)
+{
+	bool icase = h->flags & UKFZ_RTN_CASE;
+	size_t m = 0;
+
+	while (m < h->lop && m < n &&
+	       (in[m] == h->op[m] ||
+		(icase && ascii_lower(in[m]) == ascii_lower(h->op[m]))))
+		m++;
+	return m;
+}
+
+/* The bytes of in at p that the hint replaces, or -1 if op is not
+ * there: all of op, or its start where the input ends inside it.  An
+ * empty string is where the input's string ends (its end or a NUL). */
+static long rtn_replaces(const struct fz_rtn_hint *h, const uint8_t *in,
+			 size_t len, size_t p)
+{
+	size_t m;
+
+	if (!h->lop) {
+		bool at_end = p == len || in[p] == 0;
+
+		return (h->flags & UKFZ_RTN_A_END) && at_end ? 0 : -1;
+	}
+	if (p == len)
+		return -1;
+	m = rtn_match(h, in + p, len - p);
+	return m == h->lop || (m && p + m == len) ? (long)m : -1;
+}
+
+static bool mutant_dup(struct fz_bytes *out, size_t from, size_t to,
+		       const uint8_t *p, size_t n)
+{
+	for (size_t i = from; i < to; i++)
+		if (out[i].n == n && !memcmp(out[i].p, p, n))
+			return true;
+	return false;
+}
+
+/* in[0..p) repl [NUL] in[p+cut..len): a string repl ends with its NUL
+ * where nothing after it would end it, so that a string compare sees
+ * it end there too. */
+static size_t rtn_splice(const struct fz_rtn_hint *h, const uint8_t *in,
+			 size_t len, size_t p, size_t cut, bool nul,
+			 uint8_t *tmp, size_t max_len)
+{
+	size_t n = p, rest = len - p - cut;
+
+	if (p + h->lrepl + nul > max_len)
+		return 0;
+	memcpy(tmp, in, p);
+	memcpy(tmp + n, h->repl, h->lrepl);
+	n += h->lrepl;
+	if (nul)
+		tmp[n++] = 0;
+	if (rest > max_len - n)
+		rest = max_len - n;
+	memcpy(tmp + n, in + p + cut, rest);
+	return n + rest;
+}
+
+/* How many bytes a string's replacement covers when it overwrites
+ * rather than replaces the operand: its own bytes and NUL, as far as
+ * the input goes. */
+static size_t rtn_over(const struct fz_rtn_hint *h, size_t len, size_t p,
+		       size_t cut)
+{
+	size_t w = h->lrepl + ((h->flags & UKFZ_RTN_B_END) ? 1 : 0);
+
+	if (w < cut)
+		w = cut;
+	return w < len - p ? w : len - p;
+}
+
+static void rtn_variant(const struct fz_rtn_hint *h, const uint8_t *in,
+			size_t len, size_t p, size_t cut, bool nul,
+			uint8_t *tmp, size_t max_len, struct fz_bytes **out,
+			size_t *nout, size_t first)
+{
+	size_t n = rtn_splice(h, in, len, p, cut, nul, tmp, max_len);
+
+	if (n && (n != len || memcmp(tmp, in, n) != 0) &&
+	    !mutant_dup(*out, first, *nout, tmp, n))
+		add_mutant(out, nout, tmp, n);
+}
+
+void fz_rtn_mutants(const struct fz_rtn_hints *h, const uint8_t *in, size_t len,
+		    size_t max_len, struct fz_bytes **out, size_t *nout,
+		    size_t max_mutants)
+{
+	size_t first = *nout, limit = first + RTN_MUTANTS;
+	uint8_t *tmp = xmalloc(max_len ? max_len : 1);
+
+	if (limit > max_mutants)
+		limit = max_mutants;
+	for (size_t k = 0; k < h->n; k++)
+		for (size_t p = 0; p <= len && *nout < limit; p++) {
+			const struct fz_rtn_hint *x = &h->h[k];
+			long cut = rtn_replaces(x, in, len, p);
+			bool str = x->flags & UKFZ_RTN_STR,
+			     end = x->flags & UKFZ_RTN_B_END;
+
+			if (cut < 0)
+				continue;
+
+			rtn_variant(x, in, len, p, (size_t)cut,
+				    str && end && !(x->flags & UKFZ_RTN_A_END),
+				    tmp, max_len, out, nout, first);
+			/* A string of another length: also written over
+			 * the bytes after it, for a harness that bounds
+			 * the input's length. */
+			if (str && *nout < limit)
+				rtn_variant(x, in, len, p,
+					    rtn_over(x, len, p, (size_t)cut),
+					    end, tmp, max_len, out, nout,
+					    first);
+		}
+	free(tmp);
+}

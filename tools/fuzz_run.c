@@ -22,6 +22,7 @@
 
 #define FZ_OUT_WORDS (1 + 4 * (1UL << 18))
 #define FZ_HELLO_MS  30000
+#define FZ_RTN_MAX 1024	/* routine calls kept per CMP execution */
 
 static uint64_t page_round(uint64_t n)
 {
@@ -32,7 +33,9 @@ int fz_exec_init(struct fz_exec *e, char **argv, uint64_t max_len,
 		 unsigned timeout_ms)
 {
 	uint64_t out_off = page_round(UKFZ_IN_OFF + max_len);
-	uint64_t size = out_off + page_round(FZ_OUT_WORDS * 8);
+	uint64_t rtn_off = out_off + page_round(FZ_OUT_WORDS * 8);
+	uint64_t size = rtn_off +
+			page_round(8 + FZ_RTN_MAX * sizeof(struct ukfz_rtn));
 	struct ukfz_shm *h;
 
 	memset(e, 0, sizeof(*e));
@@ -57,12 +60,17 @@ int fz_exec_init(struct fz_exec *e, char **argv, uint64_t max_len,
 	h->in_max = max_len;
 	h->out_off = out_off;
 	h->out_words = FZ_OUT_WORDS;
+	h->rtn_off = rtn_off;
+	h->rtn_max = FZ_RTN_MAX;
 	h->magic = UKFZ_MAGIC;
 	e->shm = h;
 	e->shm_len = size;
 	e->in_max = max_len;
 	e->out_words = FZ_OUT_WORDS;
 	e->out = (const uint64_t *)((uint8_t *)h + out_off);
+	e->rtn_count = (uint64_t *)((uint8_t *)h + rtn_off);
+	e->rtn = (const struct ukfz_rtn *)(e->rtn_count + 1);
+	e->rtn_max = FZ_RTN_MAX;
 	signal(SIGPIPE, SIG_IGN);
 	return 0;
 }
@@ -219,6 +227,7 @@ enum fz_outcome fz_exec_run(struct fz_exec *e, const uint8_t *data,
 	e->shm->crash_sig = 0;
 	e->shm->crash_npcs = 0;
 	((uint64_t *)e->out)[0] = 0;
+	*e->rtn_count = 0;
 	e->execs++;
 	if (write(e->ctl, &cmd, sizeof(cmd)) != (ssize_t)sizeof(cmd))
 		r = 0;		/* the executor closed its end: as EOF */
@@ -243,6 +252,13 @@ uint64_t fz_exec_count(const struct fz_exec *e, unsigned words_per_rec)
 	uint64_t room = (e->out_words - 1) / words_per_rec;
 
 	return n < room ? n : room;
+}
+
+uint64_t fz_exec_rtn_count(const struct fz_exec *e)
+{
+	uint64_t n = __atomic_load_n(e->rtn_count, __ATOMIC_ACQUIRE);
+
+	return n < e->rtn_max ? n : e->rtn_max;
 }
 
 void fz_exec_stop(struct fz_exec *e)

@@ -4,7 +4,8 @@
  * name: a registry truncated under a running collector and
  * feeder, a SIGKILLed collector's registration reclaimed at the first
  * lookup, deleted slots reused and probed past, one process's exit
- * leaving the others' registrations, the location rule for root, and
+ * leaving the others' registrations, a table full of dead collectors'
+ * registrations swept by the next insert, the location rule for root, and
  * area and drop counts of Linux CMP sections and NetBSD re-enables.
  *
  * The registry's bytes are read as docs/FORMATS.md "Remote registry"
@@ -369,6 +370,63 @@ static void t_full_reuses_deleted(const struct kc *k)
 	CHECK_EQ(rf_header().maxprobe, 0);
 	for (i = 0; i < FULL_COLLECTORS; i++)
 		actor_stop(a[i]);
+	registry_gone();
+}
+
+/* A collector process of n handles from first on, registered when
+ * this returns; it waits to be killed. */
+static void collector_of(const struct kc *k, uint64_t first, unsigned n,
+			 struct peer *c)
+{
+	uint64_t hs[KCOV_REMOTE_MAX_HANDLES], *b;
+	unsigned j;
+
+	for (j = 0; j < n; j++)
+		hs[j] = first + j;
+	if (peer_fork(c) == 0) {
+		int fd = kc_setup(k, KC_ENTRIES, &b);
+
+		if (remote_enable(k, fd, KCOV_TRACE_PC, KC_ENTRIES, n, hs))
+			_exit(2);
+		peer_tell(c);
+		peer_wait(c);	/* until killed */
+		_exit(0);
+	}
+	peer_wait(c);
+}
+
+/* Every slot held by collectors that were then killed (their
+ * registrations never removed): a new handle, whose probe meets only
+ * their slots, registers (before: -ENOMEM, a dead slot was reclaimed
+ * only by a registration of its own handle), the dead ones are gone
+ * and a miss probes one slot again. */
+static void t_full_of_dead_reclaimed(const struct kc *k)
+{
+	struct peer c[FULL_COLLECTORS];
+	uint64_t *buf, h = USB(0xfffff);
+	struct rf_header hd;
+	int fd, i;
+
+	registry_private();
+	for (i = 0; i < FULL_COLLECTORS; i++)
+		collector_of(k, USB(0x1000 + i * KCOV_REMOTE_MAX_HANDLES),
+			     KCOV_REMOTE_MAX_HANDLES, &c[i]);
+	CHECK_EQ(rf_header().used, RF_SLOTS);
+	for (i = 0; i < FULL_COLLECTORS; i++) {
+		CHECK_OK(kill(c[i].pid, SIGKILL));
+		CHECK(WIFSIGNALED(wait_status(c[i].pid)));
+	}
+	CHECK_EQ(rf_header().used, RF_SLOTS);
+	fd = kc_setup(k, KC_ENTRIES, &buf);
+	CHECK_OK(remote_enable1(k, fd, h));
+	hd = rf_header();
+	CHECK_EQ(hd.used, 1);
+	CHECK_EQ(hd.maxprobe, 0);
+	CHECK_EQ(rf_slot(rf_home(h)).handle, h);
+	sections_in_child(h, target_leaf2, 2);
+	expect_only_pcs(buf, 2, (const void *)target_leaf2);
+	kc_disable_ok(k, fd);
+	CHECK_EQ(rf_header().used, 0);
 	registry_gone();
 }
 
@@ -886,6 +944,8 @@ void register_registry_tests(void)
 		  NEED_NATIVE },
 		{ "registry.full_reuses_deleted", t_full_reuses_deleted,
 		  FL_LINUX, 0 },
+		{ "registry.full_of_dead_reclaimed", t_full_of_dead_reclaimed,
+		  FL_LINUX, 0 },
 		{ "registry.feeder_follows_changes", t_feeder_follows_changes,
 		  FL_LINUX, 0 },
 		{ "registry.dead_writer_repaired", t_dead_writer_repaired,
@@ -900,8 +960,8 @@ void register_registry_tests(void)
 		  t_noproc_said_and_exclusive, FL_LINUX, 0 },
 		{ "registry.noproc_dead_taken_over", t_noproc_dead_taken_over,
 		  FL_LINUX, 0 },
-		{ "registry.probe_past_deleted", t_probe_past_deleted,
-		  FL_LINUX, 0 },
+		{ "registry.probe_past_deleted", t_probe_past_deleted, FL_LINUX,
+		  0 },
 		{ "registry.exit_keeps_others", t_exit_keeps_others, FL_LINUX,
 		  0 },
 		{ "registry.cmp_area_capacity", t_cmp_area_capacity, FL_LINUX,

@@ -10,17 +10,19 @@ import struct
 import subprocess
 import sys
 
-MAGIC = 0x31657a7a75666b75
+MAGIC = 0x32657a7a75666b75
 IN_OFF = 4096
-SIZE = 3 * 4096
+SIZE = 4 * 4096
+RTN_AT = 144  # offset of rtn_off in the header (docs/FORMATS.md 4e)
 
 
 def block(sealed=True, magic=MAGIC, size=SIZE, in_max=4096, out_off=8192,
-          out_words=512, in_len=0):
+          out_words=512, in_len=0, rtn_off=12288, rtn_max=16):
     fd = os.memfd_create("hostile", os.MFD_ALLOW_SEALING)
     os.ftruncate(fd, SIZE)
     os.pwrite(fd, struct.pack("<6Q", magic, size, in_max, out_off,
                               out_words, in_len), 0)
+    os.pwrite(fd, struct.pack("<2Q", rtn_off, rtn_max), RTN_AT)
     if sealed:
         fcntl.fcntl(fd, fcntl.F_ADD_SEALS,
                     fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW)
@@ -64,6 +66,12 @@ def main():
     expect("input area past the file", h, block(in_max=SIZE),
            "the shared block's header is inconsistent")
     expect("records past the file", h, block(out_words=4096),
+           "the shared block's header is inconsistent")
+    expect("routine records over the CMP records", h, block(rtn_off=8192),
+           "the shared block's header is inconsistent")
+    expect("routine records past the file", h, block(rtn_max=100),
+           "the shared block's header is inconsistent")
+    expect("routine records above the bound", h, block(rtn_max=1 << 62),
            "the shared block's header is inconsistent")
     expect("input longer than the block", h, block(in_len=1 << 40),
            "input longer than the shared block", cmd=struct.pack("<I", 1))

@@ -1,14 +1,12 @@
 /*
- * tests/fuzz/m16.c -- instrumented target: 16 non-ASCII bytes compared
- * as memcmp(data, key, 16) == 0 would be.
+ * tests/fuzz/m16.c -- instrumented target: a real memcmp of the input
+ * against 16 non-ASCII bytes, built with ukcov-cc -fsanitize=fuzzer.
  *
- * trace-cmp cannot see memcmp itself: clang inlines a 16-byte memcmp
- * into loads and an or of xors (no comparison callback), gcc calls
- * libc's (not instrumented).  libFuzzer and AFL++ hook memcmp; until
- * the runtime's interceptors do (lib/afl*.c), this target spells the
- * inlined form out as two traced 8-byte comparisons with the key's
- * words, built with -fno-builtin-memcmp so that neither compiler turns
- * it back into a call.
+ * No CMP record carries the key: gcc calls libc's memcmp (not
+ * instrumented) and clang would inline it into loads and an or of
+ * xors.  ukcov-cc links with -fno-builtin-memcmp and --wrap=memcmp
+ * (tools/wrapper.c), so the call reaches lib/afl_rtn.c, which hands
+ * both operands to "ukcov fuzz" during its CMP executions.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -19,25 +17,9 @@ static const uint8_t key[16] = {
 	0xa5, 0xfe, 0x90, 0xe4, 0x88, 0xcd, 0xb7, 0xf3,
 };
 
-/* One 8-byte load: of the key, a constant the compilers fold. */
-static uint64_t load8(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
-}
-
-static int equal16(const uint8_t *a, const uint8_t *b)
-{
-	if (load8(a) != load8(b))
-		return 0;
-	return load8(a + 8) == load8(b + 8);
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	if (size >= 16 && equal16(data, key))
+	if (size >= 16 && memcmp(data, key, 16) == 0)
 		abort();
 	return 0;
 }

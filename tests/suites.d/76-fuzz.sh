@@ -6,8 +6,12 @@
 #
 # The issue's targets, over 10 seeds: m4, m8 and m16 crash within a
 # median of 64 executions (max 128), m4x3 within a median of 256; with
-# comparison hints off (-use_cmp=0, the control) m4 is not solved in
-# 10^5 executions while coverage still grows.  Crash files reproduce
+# comparison hints off (-use_cmp=0, the control) m4 and m16 are not
+# solved in 10^5 executions while coverage still grows.  m16, mstr and
+# mcase call the real memcmp, strcmp and strncasecmp: they are built
+# with ukcov-cc -fsanitize=fuzzer (the routine wrappers of
+# lib/afl_rtn.c and the runtime's driver) and solved from the
+# routines' operands; m16w is m16 as two traced 8-byte compares.  Crash files reproduce
 # through the driver's stand-alone mode; crashes are deduplicated by
 # stack; a hang is a timeout-; bad options exit 2.  A comparison on a
 # thread the input starts, inside a remote section under the common
@@ -32,6 +36,10 @@ build() {
 	UKCOV_CC=$1 UKCOV_CMP=1 "$CCW" -O2 -fno-builtin-memcmp -c "$SRC/$2.c" -o "$2-$1.o" &&
 	$1 -O2 -c "$SRC/driver.c" -o "driver-$1.o" &&
 	UKCOV_CC=$1 "$CCW" "$2-$1.o" "driver-$1.o" -lpthread -o "$2-$1"
+}
+# buildf CC NAME: $NAME-$CC as a libFuzzer user builds it.
+buildf() {
+	UKCOV_CC=$1 "$CCW" -O2 -fsanitize=fuzzer "$SRC/$2.c" -o "$2-$1"
 }
 # execs LOG: the executions the crash took, from "crash after N executions".
 execs() { sed -n 's/^==ukcov fuzz== crash after \([0-9]*\) executions$/\1/p' "$1"; }
@@ -60,12 +68,19 @@ solve() {
 }
 
 for cc in gcc clang; do
-	for t in m4 m8 m16 m4x3 mbe mthread munstable mfork mclose crash2 hang; do
+	for t in m4 m8 m16w m4x3 mbe mthread munstable mfork mclose crash2 hang mrtnbad; do
 		build $cc $t || bad "$cc: $t builds" "ukcov-cc failed"
+	done
+	for t in m16 mstr mcase; do
+		buildf $cc $t || bad "$cc: $t builds with -fsanitize=fuzzer" "ukcov-cc failed"
 	done
 	solve $cc m4 64 128
 	solve $cc m8 64 128
+	solve $cc m16w 64 128
+	# The compare routines' operands (lib/afl_rtn.c), spliced.
 	solve $cc m16 64 128
+	solve $cc mstr 64 128
+	solve $cc mcase 64 128
 	solve $cc m4x3 256 512
 	# Big endian, then a sign-extended byte: both hint rules.
 	solve $cc mbe 64 128
@@ -92,6 +107,28 @@ if [ $rc -eq 0 ] && grep -q '^Done 100000 runs' ctl.log && grep -q 'NEW cov: 3 '
 	ok "control: -use_cmp=0 does not solve m4 in 100000 executions (exit 0)"
 else
 	bad "control: -use_cmp=0" "rc $rc: $(tail -2 ctl.log | tr '\n' ' ')"
+fi
+
+# The control for the routines: without hints the real memcmp of m16
+# is not solved in 10^5 executions either.
+"$U" fuzz -seed=1 -runs=100000 -use_cmp=0 -artifact_prefix="$T/ctl16-" -- ./m16-gcc \
+	>/dev/null 2>ctl16.log
+rc=$?
+if [ $rc -eq 0 ] && grep -q '^Done 100000 runs' ctl16.log && ! ls ctl16-* >/dev/null 2>&1; then
+	ok "control: -use_cmp=0 does not solve m16's memcmp in 100000 executions (exit 0)"
+else
+	bad "control: -use_cmp=0 on m16" "rc $rc: $(tail -2 ctl16.log | tr '\n' ' ')"
+fi
+
+# Routine records are the harness's bytes: a length past a record's 32
+# bytes is dropped and a count past the block clamped
+# (tests/fuzz/mrtnbad.c would crash if the record were taken).
+"$U" fuzz -seed=1 -runs=3000 -artifact_prefix="$T/rb-" -- ./mrtnbad-gcc >/dev/null 2>rb.log
+rc=$?
+if [ $rc -eq 0 ] && grep -q '^Done 3000 runs' rb.log && ! ls rb-* >/dev/null 2>&1; then
+	ok "hostile routine records: dropped and clamped, 3000 runs, exit 0"
+else
+	bad "hostile routine records" "rc $rc: $(tail -2 rb.log | tr '\n' ' ')"
 fi
 
 # A comparison whose operand changes from one call to the next is not
