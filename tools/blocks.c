@@ -54,6 +54,7 @@ struct insn {
 	bool split;	/* a leader only because a coverage call ends the
 			 * block before: no jump lands here */
 	bool rip_lea;	/* lea disp32(%rip), reg: maybe a jump table */
+	bool inline_check;	/* the jcc of an inline point's test */
 	uint32_t jt_first, jt_n;	/* an ijmp's table targets in s->jt */
 };
 
@@ -66,12 +67,16 @@ struct blk_scratch {
 	size_t ntg, captg;
 	int *edges;			/* (from, to) pairs; to == n: exit */
 	size_t nedges, capedges;
+	int *twins;			/* (check, successor) pairs: inline
+					 * points' tests (infer_twins) */
+	size_t ntwins, captwins;
 	int *off, *adj, *roff, *radj;	/* CSR successors, predecessors */
 	int *idom, *ipdom, *order, *rpo_num, *stack;
 	size_t capn;
 };
 
 #define EXIT_NODE(n) ((int)(n))
+#define EXIT_NODE_NONE (-1)
 
 struct blk_scratch *blk_scratch_new(void)
 {
@@ -86,6 +91,7 @@ void blk_scratch_free(struct blk_scratch *s)
 	free(s->jt);
 	free(s->tg);
 	free(s->edges);
+	free(s->twins);
 	free(s->off);
 	free(s->adj);
 	free(s->roff);
@@ -269,6 +275,7 @@ static bool decode_range(struct blk_scratch *s, const struct code_map *cm,
 {
 	uint64_t a = r->lo;
 	bool after_break = true;
+	int check_window = 0;
 
 	while (a < r->hi) {
 		size_t avail;
@@ -303,6 +310,16 @@ static bool decode_range(struct blk_scratch *s, const struct code_map *cm,
 					sizeof(*s->tg));
 			s->tg[s->ntg++] = in->target;
 		}
+		/* An inline point (a plugin's, tools/pctable.c) is the last
+		 * byte of the load of the word it tests, with no call: the
+		 * conditional jump within the next two instructions is that
+		 * test's, not the program's (inline_check). */
+		if (in->kind == IK_JCC && check_window > 0)
+			in->inline_check = true;
+		check_window = in->kind != IK_PLAIN ? 0
+			       : has_point_in(points, a, a + n) && !is_call(p, n)
+				       ? 3
+				       : check_window - 1;
 		after_break = in->kind != IK_PLAIN || in->cov_call;
 		a += n;
 	}
@@ -499,18 +516,53 @@ static const struct insn *last_insn(const struct blk_scratch *s,
 	return &s->in[*k];
 }
 
+static void add_twin(struct blk_scratch *s, int check, int succ)
+{
+	if (succ == EXIT_NODE_NONE)
+		return;
+	s->twins = grow_to(s->twins, &s->captwins, s->ntwins + 2,
+			   sizeof(*s->twins));
+	s->twins[s->ntwins++] = check;
+	s->twins[s->ntwins++] = succ;
+}
+
+/*
+ * The test of an inline point: whichever way it goes, the block's own
+ * code runs next (hot path: nothing records; cold path: the entry call,
+ * then the same code or a copy of it), so both successors ran if the
+ * point's block did (infer_twins).  gcc's plugin puts the cold path in
+ * another section: then the jump leaves the function and comes back,
+ * and only the fall-through is an edge.
+ */
+static void inline_check_edges(struct blk_scratch *s, const struct blk *v,
+			       size_t n, size_t b, const struct insn *last)
+{
+	int f = fall_through(v, n, b), t = block_at(v, n, last->target);
+
+	add_edge(s, (int)b, f);
+	add_twin(s, (int)b, f == EXIT_NODE(n) ? EXIT_NODE_NONE : f);
+	if (t >= 0) {
+		add_edge(s, (int)b, t);
+		add_twin(s, (int)b, t);
+	}
+}
+
 /* The direct edges; indirect jumps get theirs in add_indirect_edges. */
 static void make_edges(struct blk_scratch *s, const struct blk *v, size_t n)
 {
 	size_t k = 0;
 
-	s->nedges = 0;
+	s->nedges = s->ntwins = 0;
 	for (size_t b = 0; b < n; b++) {
 		const struct insn *last = last_insn(s, &v[b], &k);
 		int t;
 
 		switch (last->kind) {
 		case IK_JCC:
+			if (last->inline_check) {
+				inline_check_edges(s, v, n, b, last);
+				break;
+			}
 			add_edge(s, (int)b, fall_through(v, n, b));
 			t = block_at(v, n, last->target);
 			add_edge(s, (int)b, t < 0 ? EXIT_NODE(n) : t);
@@ -795,6 +847,23 @@ static bool flow_round(struct blk_scratch *s, struct blk *v, size_t n)
 	return changed;
 }
 
+/* Each successor of an inline point's test ran if the test's block did
+ * (inline_check_edges).  Not "did not run" from "did not run", nor the
+ * converse: a successor may be entered from elsewhere too (a shared
+ * return block, a loop's head); the dominator rules decide those. */
+static bool infer_twins(struct blk_scratch *s, struct blk *v)
+{
+	bool changed = false;
+
+	for (size_t i = 0; i < s->ntwins; i += 2) {
+		struct blk *c = &v[s->twins[i]], *t = &v[s->twins[i + 1]];
+
+		if (c->state == BLK_RAN)
+			changed |= decide(t, BLK_RAN);
+	}
+	return changed;
+}
+
 static void infer(struct blk_scratch *s, struct blk *v, size_t n)
 {
 	size_t nn = n + 1;
@@ -812,7 +881,7 @@ static void infer(struct blk_scratch *s, struct blk *v, size_t n)
 	dominators(s, nn, EXIT_NODE(n), s->roff, s->radj, s->off, s->adj,
 		   s->ipdom);
 	s->idom[n] = -1;	/* the exit is no block */
-	while (infer_round(s, v, n) | flow_round(s, v, n))
+	while (infer_twins(s, v) | infer_round(s, v, n) | flow_round(s, v, n))
 		;
 }
 
@@ -826,6 +895,9 @@ static void swap_first(struct blk_scratch *s, struct blk *v, int e)
 	for (size_t i = 0; i < s->nedges; i++)
 		s->edges[i] = s->edges[i] == e ? 0
 			      : s->edges[i] == 0 ? e : s->edges[i];
+	for (size_t i = 0; i < s->ntwins; i++)
+		s->twins[i] = s->twins[i] == e ? 0
+			      : s->twins[i] == 0 ? e : s->twins[i];
 }
 
 long blocks_function(struct blk_scratch *s, const struct code_map *cm,
