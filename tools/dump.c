@@ -745,7 +745,8 @@ void dump_canonicalize(struct dump *d)
 	free(rank);
 }
 
-int dump_find_module(const struct dump *d, uint64_t pc)
+/* The module whose [lo,hi) holds an absolute pc, or -1. */
+static int dump_find_module(const struct dump *d, uint64_t pc)
 {
 	for (size_t i = 0; i < d->nmods; i++)
 		if (pc >= d->mods[i].lo && pc < d->mods[i].hi)

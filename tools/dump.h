@@ -75,8 +75,6 @@ void build_id_hex(const uint8_t *id, size_t len, char *buf);
 int modules_parse(const char *buf, size_t len, long pid, struct dump *d,
 		  char err[ERRLEN]);
 
-/* The module whose [lo,hi) holds an absolute pc, or -1. */
-int dump_find_module(const struct dump *d, uint64_t pc);
 
 /* Read each module's ELF machine from its file (0 where it cannot be
  * read): a kcov record's point depends on it (pc_to_point). */

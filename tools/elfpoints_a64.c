@@ -170,7 +170,7 @@ static bool a64_track(struct a64_sweep *s, uint32_t w, uint64_t addr)
 		uint64_t imm = ((w >> 29) & 3) | ((w >> 3) & 0x1ffffcu);
 
 		v = (struct a64_reg){ A64_PAGE, (addr & ~(uint64_t)0xfff) +
-				      (uint64_t)(sign_extend(imm, 21) << 12),
+				      ((uint64_t)sign_extend(imm, 21) << 12),
 				      addr };
 	} else if ((w & 0xff800000u) == 0x91000000u && n < 31 &&
 		   v.kind == A64_PAGE) {		/* add x, x, #imm12 */

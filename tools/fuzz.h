@@ -60,7 +60,6 @@ uint64_t fz_exec_count(const struct fz_exec *e, unsigned words_per_rec);
 struct fz_rng {
 	uint64_t s;
 };
-uint64_t fz_rand(struct fz_rng *r);
 /* A uniform number below n (n > 0). */
 uint64_t fz_below(struct fz_rng *r, uint64_t n);
 

@@ -15,7 +15,7 @@
 
 #include "util.h"
 
-uint64_t fz_rand(struct fz_rng *r)
+static uint64_t fz_rand(struct fz_rng *r)
 {
 	/* xorshift64* (Vigna): fast, and the same sequence for one -seed. */
 	r->s ^= r->s >> 12;

@@ -42,9 +42,12 @@ CORE_PRELOAD_OBJS := $(CORE_HARNESS:%=$(CORE_OUT)/obj-preload/%.o)
 CORE_BINS := $(addprefix $(CORE_OUT)/, core-gcc core-clang \
                core-gcc-static core-clang-static core-gcc-pc core-clang-pc \
                preload-gcc preload-clang)
-# Inline targets where the plugin is built (plugins/plugins.mk).
+# Inline targets where the plugin is built (plugins/plugins.mk), for
+# x86-64 only: the plugin refuses other targets (CROSS builds).
+ifeq ($(CROSS),)
 ifneq ($(wildcard $(LLVM_INCDIR)/llvm/Passes/PassPlugin.h),)
 CORE_BINS += $(addprefix $(CORE_OUT)/, core-clang-inline core-clang-inline-static)
+endif
 endif
 
 .PHONY: core-tests
