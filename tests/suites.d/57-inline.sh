@@ -233,29 +233,10 @@ else
 fi
 
 # ---- the table as input ------------------------------------------------------
-# A position-independent image whose entries only its RELATIVE
-# relocations hold (as lld leaves them): the same points.
-python3 - clang-inl-O2/libsolib.so zeroed.so <<'EOF'
-import struct, sys
-d = bytearray(open(sys.argv[1], "rb").read())
-shoff, = struct.unpack_from("<Q", d, 0x28)
-shentsize, shnum, shstrndx = struct.unpack_from("<HHH", d, 0x3a)
-stroff = struct.unpack_from("<Q", d, shoff + shstrndx * shentsize + 0x18)[0]
-for i in range(shnum):
-    h = shoff + i * shentsize
-    name = struct.unpack_from("<I", d, h)[0]
-    if d[stroff + name:].split(b"\0")[0] == b"__ukcov_pcs":
-        off, size = struct.unpack_from("<QQ", d, h + 0x18)
-        d[off:off + size] = bytes(size)
-open(sys.argv[2], "wb").write(d)
-EOF
-"$U" print-coverage-pcs clang-inl-O2/libsolib.so >pcs-file.txt 2>&1
-"$U" print-coverage-pcs zeroed.so >pcs-rela.txt 2>&1
-same "entries from RELATIVE relocations alone: the same points" pcs-file.txt pcs-rela.txt
-
-# corrupt FILE OUT HOW: a copy with its table's size minus 1 (size) or
-# its first entry made 1, outside all code (entry).
-corrupt() {
+# table_edit FILE OUT HOW: a copy of FILE with its __ukcov_pcs table
+# zeroed (zero), its size minus 1 (size) or its first entry made 1,
+# outside all code (entry).
+table_edit() {
 	python3 - "$1" "$2" "$3" <<'EOF'
 import struct, sys
 d = bytearray(open(sys.argv[1], "rb").read())
@@ -267,17 +248,27 @@ for i in range(shnum):
     name = struct.unpack_from("<I", d, h)[0]
     if d[stroff + name:].split(b"\0")[0] == b"__ukcov_pcs":
         off, size = struct.unpack_from("<QQ", d, h + 0x18)
-        if sys.argv[3] == "size":
+        if sys.argv[3] == "zero":
+            d[off:off + size] = bytes(size)
+        elif sys.argv[3] == "size":
             struct.pack_into("<Q", d, h + 0x20, size - 1)
         else:
             struct.pack_into("<Q", d, off, 1)
 open(sys.argv[2], "wb").write(d)
 EOF
 }
+
+# A position-independent image whose entries only its RELATIVE
+# relocations hold (as lld leaves them): the same points.
+table_edit clang-inl-O2/libsolib.so zeroed.so zero
+"$U" print-coverage-pcs clang-inl-O2/libsolib.so >pcs-file.txt 2>&1
+"$U" print-coverage-pcs zeroed.so >pcs-rela.txt 2>&1
+same "entries from RELATIVE relocations alone: the same points" pcs-file.txt pcs-rela.txt
+
 UKCOV_INLINE=1 UKCOV_CC=clang "$CCW" -O2 -no-pie "$SRC/main.c" "$SRC/solib.c" -ldl -o nopie 2>"$T/build.log" ||
 	bad "-no-pie inline build" "$(tail -3 "$T/build.log")"
-corrupt nopie badsize size
-corrupt nopie badentry entry
+table_edit nopie badsize size
+table_edit nopie badentry entry
 sz=$((0x$(readelf -SW nopie |
 	sed -n 's/.* __ukcov_pcs  *PROGBITS  *[0-9a-f]*  *[0-9a-f]*  *\([0-9a-f]*\) .*/\1/p')))
 expect "a table whose size is no multiple of 8: one-line error" 1 \
