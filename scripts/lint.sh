@@ -17,8 +17,9 @@
 # or an internal use of an interposed libc name is one failure; and
 # scripts/check-env.sh: an environment variable in no man page is one;
 # and scripts/format-check.py: a line changed against main's merge-base
-# that clang-format (.clang-format) would write otherwise is one.  LINT_JOBS (default: the
-# number of CPUs) clang-tidy processes run at once.
+# that clang-format (.clang-format) would write otherwise is one; and a
+# merge conflict marker in a tracked file is one.  LINT_JOBS (default:
+# the number of CPUs) clang-tidy processes run at once.
 #
 # Run from the top of the tree.  Writes only under a mktemp -d directory.
 set -u
@@ -124,6 +125,16 @@ if [ $# -eq 0 ]; then
         echo "not ok env-documented:"
         grep '^not ok' "$W/env" | sed 's/^not ok /    /'
         fail=$((fail + 1))
+    fi
+    # No merge conflict left in any tracked file (one was, in a doc).
+    if git rev-parse --git-dir >/dev/null 2>&1 &&
+        git grep -nE '^(<<<<<<< |>>>>>>> |=======$)' -- . ':!scripts/lint.sh' >"$W/conflicts"; then
+        echo "not ok no-conflict-markers:"
+        sed 's/^/    /' "$W/conflicts"
+        fail=$((fail + 1))
+    else
+        echo "ok no-conflict-markers"
+        pass=$((pass + 1))
     fi
     # lib/ calls only downward, and only interpose.c and exec.c name
     # the libc functions libukcov exports (scripts/layers.py).
