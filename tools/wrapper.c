@@ -210,7 +210,7 @@ static int afl_link_args(char **args, int n, const char *libdir, int afl,
  * emits trace-cmp only together with a block type.
  */
 static char *inline_plugin(const char *cc, const char *libdir, int cmp,
-			   int guard)
+			   int guard, int afl)
 {
 	const char *mode = getenv("UKCOV_INLINE");
 	int want = mode && !strcmp(mode, "1");
@@ -218,6 +218,13 @@ static char *inline_plugin(const char *cc, const char *libdir, int cmp,
 
 	if (!want)
 		return NULL;
+	if (afl) {
+		fprintf(stderr, "ukcov-cc: UKCOV_INLINE=1: a fuzzing build "
+			"(-fsanitize=fuzzer, UKCOV_AFL=1) needs CMP records, "
+			"which inline instrumentation does not give; set "
+			"UKCOV_INLINE=0\n");
+		exit(1);
+	}
 	if (guard || cmp) {
 		fprintf(stderr, "ukcov-cc: UKCOV_INLINE=1: inline "
 			"instrumentation has no %s mode; unset UKCOV_%s or "
@@ -229,14 +236,10 @@ static char *inline_plugin(const char *cc, const char *libdir, int cmp,
 					 : "/ukcov-inline-gcc.so");
 	if (access(path, R_OK) == 0)
 		return path;
-	if (want) {
-		fprintf(stderr, "ukcov-cc: UKCOV_INLINE=1: no inline plugin "
-			"for %s: %s: %s (build it with make, or set "
-			"UKCOV_INLINE=0)\n", cc, path, strerror(errno));
-		exit(1);
-	}
-	free(path);
-	return NULL;
+	fprintf(stderr, "ukcov-cc: UKCOV_INLINE=1: no inline plugin for %s: "
+		"%s: %s (build it with make, or set UKCOV_INLINE=0)\n", cc,
+		path, strerror(errno));
+	exit(1);
 }
 
 /* The instrumentation flags: the inline plugin, or the calls. */
@@ -248,7 +251,7 @@ static int add_instrumentation(char **args, int n, const char *cc,
 	/* A fuzzing build wants CMP records (CmpLog, ukcov fuzz's hints). */
 	int want_cmp = (cmp && !strcmp(cmp, "1")) || afl;
 	int want_guard = guard && !strcmp(guard, "1");
-	char *plugin = inline_plugin(cc, libdir, want_cmp, want_guard);
+	char *plugin = inline_plugin(cc, libdir, want_cmp, want_guard, afl);
 
 	if (plugin) {
 		args[n++] = join(is_clang(cc) ? "-fpass-plugin=" : "-fplugin=",

@@ -108,6 +108,9 @@ check "no plugin, no UKCOV_INLINE: calls" sh -c \
 expect "UKCOV_INLINE=1 with UKCOV_CMP=1: one-line error" 1 \
 	"ukcov-cc: UKCOV_INLINE=1: inline instrumentation has no CMP mode; unset UKCOV_CMP or set UKCOV_INLINE=0" \
 	env UKCOV_INLINE=1 UKCOV_CMP=1 UKCOV_CC=clang "$CCW" -c "$SRC/dlib.c" -o cmp.o
+expect "UKCOV_INLINE=1 with -fsanitize=fuzzer: one-line error" 1 \
+	"ukcov-cc: UKCOV_INLINE=1: a fuzzing build (-fsanitize=fuzzer, UKCOV_AFL=1) needs CMP records, which inline instrumentation does not give; set UKCOV_INLINE=0" \
+	env UKCOV_INLINE=1 UKCOV_CC=clang "$CCW" -fsanitize=fuzzer -c "$SRC/dlib.c" -o fz.o
 expect "UKCOV_INLINE=1 with UKCOV_GUARD=1: one-line error" 1 \
 	"ukcov-cc: UKCOV_INLINE=1: inline instrumentation has no guard mode; unset UKCOV_GUARD or set UKCOV_INLINE=0" \
 	env UKCOV_INLINE=1 UKCOV_GUARD=1 UKCOV_CC=clang "$CCW" -c "$SRC/dlib.c" -o guard.o
