@@ -236,9 +236,10 @@ static char *inline_plugin(const char *cc, const char *libdir, int cmp,
 					 : "/ukcov-inline-gcc.so");
 	if (access(path, R_OK) == 0)
 		return path;
-	fprintf(stderr, "ukcov-cc: UKCOV_INLINE=1: no inline plugin for %s: "
-		"%s: %s (build it with make, or set UKCOV_INLINE=0)\n", cc,
-		path, strerror(errno));
+	fprintf(stderr,
+		"ukcov-cc: UKCOV_INLINE=1: no inline plugin for %s: "
+		"%s: %s (build it with make, or set UKCOV_INLINE=0)\n",
+		cc, path, strerror(errno));
 	exit(1);
 }
 
