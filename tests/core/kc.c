@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include <ukcov/kcov.h>
+#include <ukcov/linux/kcov.h>
 #include <ukcov/sancov.h>
 
 #include "kc.h"
@@ -170,6 +171,35 @@ long kc_req(const struct kc *k, int fd, unsigned long req, unsigned long arg)
 	(void)k;
 #endif
 	return ioctl(fd, req, arg);
+}
+
+/* Room for a struct kcov_remote_arg with every handle (a flexible
+ * array member cannot be followed by more storage in a struct). */
+struct kc_rarg {
+	uint64_t raw[3 + KCOV_REMOTE_MAX_HANDLES + 1];
+};
+
+long kc_remote_enable(const struct kc *k, int fd, uint32_t mode, uint32_t area,
+		      uint64_t common, uint32_t n, const uint64_t *handles)
+{
+	struct kc_rarg *r = calloc(1, sizeof(*r));
+	struct kcov_remote_arg *a;
+	long rc;
+	int e;
+
+	CHECK(r != NULL);
+	a = (struct kcov_remote_arg *)(void *)r->raw;
+	a->trace_mode = mode;
+	a->area_size = area;
+	a->num_handles = n;
+	a->common_handle = common;
+	if (handles)
+		memcpy(a->handles, handles, n * sizeof(uint64_t));
+	rc = kc_req(k, fd, KCOV_REMOTE_ENABLE, (unsigned long)a);
+	e = errno;
+	free(r);
+	errno = e;
+	return rc;
 }
 
 int kc_setbuf(const struct kc *k, int fd, uint64_t entries)

@@ -73,6 +73,10 @@ void reg_one(const char *name, void (*fn)(const struct kc *), int fl,
 /* ---- driving a descriptor (each returns the raw result, -1/errno) ---- */
 int kc_open(const struct kc *k);
 long kc_req(const struct kc *k, int fd, unsigned long req, unsigned long arg);
+/* Linux KCOV_REMOTE_ENABLE with these n handles (NULL: none, n may be
+ * anything) and common handle; errno as the request left it. */
+long kc_remote_enable(const struct kc *k, int fd, uint32_t mode, uint32_t area,
+		      uint64_t common, uint32_t n, const uint64_t *handles);
 int kc_setbuf(const struct kc *k, int fd, uint64_t entries);
 int kc_enable(const struct kc *k, int fd, long mode);
 int kc_disable(const struct kc *k, int fd);

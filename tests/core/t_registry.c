@@ -102,33 +102,9 @@ static struct rf_slot rf_slot(unsigned i)
 
 /* ---- Linux collectors and sections ---- */
 
-struct rarg {
-	uint64_t raw[3 + KCOV_REMOTE_MAX_HANDLES + 1];
-};
-#define RA(r) ((struct kcov_remote_arg *)(void *)(r)->raw)
-
-static long remote_enable(const struct kc *k, int fd, uint32_t mode,
-			  uint32_t area, uint32_t n, const uint64_t *handles)
-{
-	struct rarg *r = calloc(1, sizeof(*r));
-	long rc;
-	int e;
-
-	CHECK(r != NULL);
-	RA(r)->trace_mode = mode;
-	RA(r)->area_size = area;
-	RA(r)->num_handles = n;
-	memcpy(RA(r)->handles, handles, n * sizeof(uint64_t));
-	rc = kc_req(k, fd, KCOV_REMOTE_ENABLE, (unsigned long)RA(r));
-	e = errno;
-	free(r);
-	errno = e;
-	return rc;
-}
-
 static long remote_enable1(const struct kc *k, int fd, uint64_t h)
 {
-	return remote_enable(k, fd, KCOV_TRACE_PC, KC_ENTRIES, 1, &h);
+	return kc_remote_enable(k, fd, KCOV_TRACE_PC, KC_ENTRIES, 0, 1, &h);
 }
 
 struct enable_op {
@@ -142,8 +118,8 @@ static long op_enable_handles(void *p)
 {
 	const struct enable_op *o = p;
 
-	return remote_enable(o->k, o->fd, KCOV_TRACE_PC, KC_ENTRIES, o->n,
-			     o->handles);
+	return kc_remote_enable(o->k, o->fd, KCOV_TRACE_PC, KC_ENTRIES, 0, o->n,
+				o->handles);
 }
 
 static void sections(uint64_t h, void (*fn)(void), unsigned n)
@@ -226,8 +202,8 @@ static void t_truncated_live(const struct kc *k)
 	snprintf(ferr, sizeof(ferr), "%s/f.err", rdir);
 	if (peer_fork(&c) == 0) {
 		stderr_to(cerr);
-		if (remote_enable(k, fd, KCOV_TRACE_PC, KC_ENTRIES, 2,
-				  (uint64_t[]){ h, USB(2) }) != 0)
+		if (kc_remote_enable(k, fd, KCOV_TRACE_PC, KC_ENTRIES, 0, 2,
+				     (uint64_t[]){ h, USB(2) }) != 0)
 			_exit(2);
 		peer_tell(&c);
 		peer_wait(&c);
@@ -386,7 +362,8 @@ static void collector_of(const struct kc *k, uint64_t first, unsigned n,
 	if (peer_fork(c) == 0) {
 		int fd = kc_setup(k, KC_ENTRIES, &b);
 
-		if (remote_enable(k, fd, KCOV_TRACE_PC, KC_ENTRIES, n, hs))
+		if (kc_remote_enable(k, fd, KCOV_TRACE_PC, KC_ENTRIES, 0, n,
+				     hs))
 			_exit(2);
 		peer_tell(c);
 		peer_wait(c);	/* until killed */
@@ -864,14 +841,15 @@ static void t_cmp_area_capacity(const struct kc *k)
 	int fd = kc_setup(k, KC_ENTRIES, &buf);
 
 	registry_private();
-	CHECK_OK(remote_enable(k, fd, KCOV_TRACE_CMP, 8, 1, &h));
+	CHECK_OK(kc_remote_enable(k, fd, KCOV_TRACE_CMP, 8, 0, 1, &h));
 	thread_run(op_three_cmps, &h);
 	CHECK_EQ(rec_count(buf), 1);
 	expect_cmp(buf, 0, KCOV_CMP_SIZE(2), 1, 2, (const void *)target_cmp4,
 		   (const void *)__sanitizer_cov_trace_cmp4);
 	CHECK_EQ(kc_dropped(k, fd), 2);
 	kc_disable_ok(k, fd);
-	CHECK_OK(remote_enable(k, fd, KCOV_TRACE_CMP, 9, 1, &h)); /* control */
+	CHECK_OK(kc_remote_enable(k, fd, KCOV_TRACE_CMP, 9, 0, 1,
+				  &h)); /* control */
 	rec_reset(buf);
 	thread_run(op_three_cmps, &h);
 	CHECK_EQ(rec_count(buf), 2);

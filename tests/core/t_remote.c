@@ -39,32 +39,10 @@ struct rarg {
 };
 #define RA(r) ((struct kcov_remote_arg *)(void *)(r)->raw)
 
-static long remote_enable(const struct kc *k, int fd, uint32_t mode,
-			  uint32_t area, uint64_t common, uint32_t n,
-			  const uint64_t *handles)
-{
-	struct rarg *r = calloc(1, sizeof(*r));
-	long rc;
-	int e;
-
-	CHECK(r != NULL);
-	RA(r)->trace_mode = mode;
-	RA(r)->area_size = area;
-	RA(r)->num_handles = n;
-	RA(r)->common_handle = common;
-	if (handles)
-		memcpy(RA(r)->handles, handles, n * sizeof(uint64_t));
-	rc = kc_req(k, fd, KCOV_REMOTE_ENABLE, (unsigned long)RA(r));
-	e = errno;
-	free(r);
-	errno = e;
-	return rc;
-}
-
 /* One handle, PC mode, area_size = KC_ENTRIES. */
 static long remote_enable1(const struct kc *k, int fd, uint64_t h)
 {
-	return remote_enable(k, fd, KCOV_TRACE_PC, KC_ENTRIES, 0, 1, &h);
+	return kc_remote_enable(k, fd, KCOV_TRACE_PC, KC_ENTRIES, 0, 1, &h);
 }
 
 /* A collector: a buffer of KC_ENTRIES, remote-enabled for h. */
@@ -234,8 +212,8 @@ static long op_remote_enable_common(void *p)
 {
 	const struct owner_op *o = p;
 
-	return remote_enable(o->k, o->fd, KCOV_TRACE_PC, KC_ENTRIES, o->h, 0,
-			     NULL);
+	return kc_remote_enable(o->k, o->fd, KCOV_TRACE_PC, KC_ENTRIES, o->h, 0,
+				NULL);
 }
 
 /* ---- KCOV_REMOTE_ENABLE: checks in kcov_ioctl's order (§2.1) ---- */
@@ -251,17 +229,17 @@ static void t_enable_max_handles(const struct kc *k)
 	unsigned i;
 
 	/* OPEN descriptor: the count check comes first. */
-	CHECK_ERR(remote_enable(k, open_fd, 0, 8, 0, 257, NULL), EINVAL);
+	CHECK_ERR(kc_remote_enable(k, open_fd, 0, 8, 0, 257, NULL), EINVAL);
 	/* A thread tracing another fd: EINVAL for the count, not EBUSY. */
 	kc_enable_ok(k, other, 0);
-	CHECK_ERR(remote_enable(k, fd, 0, 8, 0, 257, NULL), EINVAL);
-	CHECK_ERR(remote_enable(k, fd, 0, 8, 0, 0xffffffffu, NULL), EINVAL);
+	CHECK_ERR(kc_remote_enable(k, fd, 0, 8, 0, 257, NULL), EINVAL);
+	CHECK_ERR(kc_remote_enable(k, fd, 0, 8, 0, 0xffffffffu, NULL), EINVAL);
 	CHECK_ERR(remote_enable1(k, fd, USB(1)), EBUSY);
 	kc_disable_ok(k, other);
 	for (i = 0; i < KCOV_REMOTE_MAX_HANDLES; i++)
 		h[i] = SUBSYS(1 + i % 255, i);
-	CHECK_OK(remote_enable(k, fd, KCOV_TRACE_PC, KC_ENTRIES, 0,
-			       KCOV_REMOTE_MAX_HANDLES, h));
+	CHECK_OK(kc_remote_enable(k, fd, KCOV_TRACE_PC, KC_ENTRIES, 0,
+				  KCOV_REMOTE_MAX_HANDLES, h));
 	section_on_thread(h[255], target_leaf, 2);
 	expect_only_pcs(buf, 2, (const void *)target_leaf);
 }
@@ -318,17 +296,17 @@ static void t_enable_state_mode(const struct kc *k)
 	struct kc_op op = { k, other, 0 };
 
 	CHECK_ERR(remote_enable1(k, open_fd, USB(1)), EINVAL);
-	CHECK_ERR(remote_enable(k, fd, 2, 8, 0, 1, (uint64_t[]){ USB(1) }),
+	CHECK_ERR(kc_remote_enable(k, fd, 2, 8, 0, 1, (uint64_t[]){ USB(1) }),
 		  EINVAL);
-	CHECK_ERR(remote_enable(k, fd, 0xffffffffu, 8, 0, 0, NULL), EINVAL);
+	CHECK_ERR(kc_remote_enable(k, fd, 0xffffffffu, 8, 0, 0, NULL), EINVAL);
 	/* Enabled by another thread: EINVAL (the state), even with a bad
 	 * mode. */
 	CHECK_OK(actor_run(a, op_enable, &op));
-	CHECK_ERR(remote_enable(k, other, 2, 8, 0, 0, NULL), EINVAL);
+	CHECK_ERR(kc_remote_enable(k, other, 2, 8, 0, 0, NULL), EINVAL);
 	CHECK_OK(actor_run(a, op_disable, &op));
 	/* This thread traces another fd: EBUSY, before the bad mode. */
 	kc_enable_ok(k, other, 0);
-	CHECK_ERR(remote_enable(k, fd, 2, 8, 0, 0, NULL), EBUSY);
+	CHECK_ERR(kc_remote_enable(k, fd, 2, 8, 0, 0, NULL), EBUSY);
 	kc_disable_ok(k, other);
 	/* Remote-enabled already: the state (EINVAL), and this thread is
 	 * the owner (EBUSY) of the other fd. */
@@ -365,8 +343,9 @@ static void t_enable_bad_handle(const struct kc *k)
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		uint64_t h[2] = { USB(7), bad[i].h };
 
-		CHECK_ERR(remote_enable(k, fd, KCOV_TRACE_PC, KC_ENTRIES,
-					bad[i].common, 2, h), EINVAL);
+		CHECK_ERR(kc_remote_enable(k, fd, KCOV_TRACE_PC, KC_ENTRIES,
+					   bad[i].common, 2, h),
+			  EINVAL);
 		/* Rolled back: READY, the thread owns nothing, USB(7)
 		 * is free for another descriptor. */
 		CHECK_EQ(ukcov_common_handle(), 0);
@@ -393,7 +372,7 @@ static void t_enable_eexist(const struct kc *k)
 	uint64_t twice[3] = { USB(1), USB(2), USB(1) };
 	uint64_t taken[2] = { USB(3), SUBSYS(9, 9) };
 
-	CHECK_ERR(remote_enable(k, fd, 0, KC_ENTRIES, 0, 3, twice), EEXIST);
+	CHECK_ERR(kc_remote_enable(k, fd, 0, KC_ENTRIES, 0, 3, twice), EEXIST);
 	expect_ready_state(k, fd, buf);
 	CHECK_EQ(ukcov_common_handle(), 0);
 	/* USB(1) and USB(2) were rolled back: the actor takes USB(2). */
@@ -403,7 +382,7 @@ static void t_enable_eexist(const struct kc *k)
 	expect_ready_state(k, fd, buf);
 	/* USB(3) first, then the taken USB(2): USB(3) is rolled back. */
 	taken[1] = USB(2);
-	CHECK_ERR(remote_enable(k, fd, 0, KC_ENTRIES, 0, 2, taken), EEXIST);
+	CHECK_ERR(kc_remote_enable(k, fd, 0, KC_ENTRIES, 0, 2, taken), EEXIST);
 	expect_ready_state(k, fd, buf);
 	CHECK_OK(remote_enable1(k, fd, USB(3)));
 	CHECK_OK(kc_disable(k, fd));
@@ -411,15 +390,17 @@ static void t_enable_eexist(const struct kc *k)
 	CHECK_OK(actor_run(a, op_disable, &(struct kc_op){ k, fd2, 0 }));
 	CHECK_OK(actor_run(a, op_remote_enable_common,
 			   &(struct owner_op){ k, fd2, COMMON(0x42) }));
-	CHECK_ERR(remote_enable(k, fd, 0, KC_ENTRIES, COMMON(0x42), 1,
-				(uint64_t[]){ USB(5) }), EEXIST);
+	CHECK_ERR(kc_remote_enable(k, fd, 0, KC_ENTRIES, COMMON(0x42), 1,
+				   (uint64_t[]){ USB(5) }),
+		  EEXIST);
 	CHECK_EQ(ukcov_common_handle(), 0);
 	expect_ready_state(k, fd, buf);
 	/* ... and a handle that is another collector's common handle. */
-	CHECK_ERR(remote_enable(k, fd, 0, KC_ENTRIES, 0, 1,
-				(uint64_t[]){ COMMON(0x42) }), EINVAL);
-	CHECK_OK(remote_enable(k, fd, 0, KC_ENTRIES, COMMON(0x43), 1,
-			       (uint64_t[]){ USB(5) }));
+	CHECK_ERR(kc_remote_enable(k, fd, 0, KC_ENTRIES, 0, 1,
+				   (uint64_t[]){ COMMON(0x42) }),
+		  EINVAL);
+	CHECK_OK(kc_remote_enable(k, fd, 0, KC_ENTRIES, COMMON(0x43), 1,
+				  (uint64_t[]){ USB(5) }));
 	CHECK_EQ(ukcov_common_handle(), COMMON(0x43));
 	actor_stop(a);
 }
@@ -436,8 +417,8 @@ static void t_enable_subsystems(const struct kc *k)
 	int fd = kc_setup(k, KC_ENTRIES, &buf);
 	unsigned i;
 
-	CHECK_OK(remote_enable(k, fd, KCOV_TRACE_PC, KC_ENTRIES, 0,
-			       sizeof(hs) / sizeof(hs[0]), hs));
+	CHECK_OK(kc_remote_enable(k, fd, KCOV_TRACE_PC, KC_ENTRIES, 0,
+				  sizeof(hs) / sizeof(hs[0]), hs));
 	for (i = 0; i < sizeof(hs) / sizeof(hs[0]); i++) {
 		section_on_thread(hs[i], target_leaf, 1);
 		expect_only_pcs(buf, 1, (const void *)target_leaf);
@@ -471,7 +452,7 @@ static void t_section_cmp(const struct kc *k)
 	uint64_t *buf, h = USB(1);
 	int fd = kc_setup(k, KC_ENTRIES, &buf);
 
-	CHECK_OK(remote_enable(k, fd, KCOV_TRACE_CMP, KC_ENTRIES, 0, 1, &h));
+	CHECK_OK(kc_remote_enable(k, fd, KCOV_TRACE_CMP, KC_ENTRIES, 0, 1, &h));
 	thread_run(op_cmp_section, &h);
 	CHECK_EQ(rec_count(buf), 2);
 	expect_cmp(buf, 0, KCOV_CMP_SIZE(2), 1, 2, (const void *)target_cmp4,
@@ -667,7 +648,7 @@ static void t_disable_unregisters(const struct kc *k)
 	int fd2 = kc_setup(k, KC_ENTRIES, &buf2);
 	struct actor *w = actor_start(), *o = actor_start();
 
-	CHECK_OK(remote_enable(k, fd, 0, KC_ENTRIES, COMMON(7), 2, hs));
+	CHECK_OK(kc_remote_enable(k, fd, 0, KC_ENTRIES, COMMON(7), 2, hs));
 	CHECK_EQ(ukcov_common_handle(), COMMON(7));
 	CHECK_OK(actor_run(w, op_start, &hs[1]));
 	CHECK_OK(actor_run(w, op_leaf, &(struct kc_op){ k, -1, 2 }));
@@ -786,7 +767,7 @@ static void t_merge_truncates(const struct kc *k)
 	int fd2;
 	uint64_t *buf2;
 
-	CHECK_OK(remote_enable(k, fd, 0, 4 * KC_ENTRIES, 0, 1, &h));
+	CHECK_OK(kc_remote_enable(k, fd, 0, 4 * KC_ENTRIES, 0, 1, &h));
 	section_on_thread(h, target_leaf, 600);
 	CHECK_EQ(rec_count(buf), KC_ENTRIES - 1);
 	expect_pcs_in(buf, 0, KC_ENTRIES - 1, (const void *)target_leaf);
@@ -801,7 +782,7 @@ static void t_merge_truncates(const struct kc *k)
 	/* area_size 10: a section keeps 9 records. */
 	fd2 = kc_setup(k, KC_ENTRIES, &buf2);
 	kc_disable_ok(k, fd);
-	CHECK_OK(remote_enable(k, fd2, 0, 10, 0, 1, &h));
+	CHECK_OK(kc_remote_enable(k, fd2, 0, 10, 0, 1, &h));
 	section_on_thread(h, target_leaf3, 20);
 	expect_only_pcs(buf2, 9, (const void *)target_leaf3);
 	CHECK_EQ(kc_dropped(k, fd2), 11);
@@ -814,17 +795,17 @@ static void t_merge_tiny_areas(const struct kc *k)
 	uint64_t *buf, h = USB(1);
 	int fd = kc_setup(k, KC_ENTRIES, &buf);
 
-	CHECK_OK(remote_enable(k, fd, 0, 0, 0, 1, &h));
+	CHECK_OK(kc_remote_enable(k, fd, 0, 0, 0, 1, &h));
 	section_on_thread(h, target_leaf, 3);
 	CHECK_EQ(rec_count(buf), 0);
 	CHECK_EQ(kc_dropped(k, fd), 0);
 	kc_disable_ok(k, fd);
-	CHECK_OK(remote_enable(k, fd, 0, 1, 0, 1, &h));
+	CHECK_OK(kc_remote_enable(k, fd, 0, 1, 0, 1, &h));
 	section_on_thread(h, target_leaf, 3);
 	CHECK_EQ(rec_count(buf), 0);
 	CHECK_EQ(kc_dropped(k, fd), 3);
 	kc_disable_ok(k, fd);
-	CHECK_OK(remote_enable(k, fd, 0, 2, 0, 1, &h));	/* control */
+	CHECK_OK(kc_remote_enable(k, fd, 0, 2, 0, 1, &h)); /* control */
 	section_on_thread(h, target_leaf, 3);
 	expect_only_pcs(buf, 1, (const void *)target_leaf);
 	CHECK_EQ(kc_dropped(k, fd), 2);
@@ -884,7 +865,7 @@ static void t_common_inherit(const struct kc *k)
 	struct peer p;
 
 	CHECK_EQ(ukcov_common_handle(), 0);
-	CHECK_OK(remote_enable(k, fd, 0, KC_ENTRIES, ch, 0, NULL));
+	CHECK_OK(kc_remote_enable(k, fd, 0, KC_ENTRIES, ch, 0, NULL));
 	CHECK_EQ(ukcov_common_handle(), ch);
 	CHECK_EQ(actor_run(before, op_common, NULL), 0);
 	/* Every variant: the shared runtime interposes pthread_create,
@@ -1015,7 +996,7 @@ static void t_signal_common_handle(const struct kc *k)
 	uint64_t *buf;
 	int fd = kc_setup(k, KC_ENTRIES, &buf);
 
-	CHECK_OK(remote_enable(k, fd, 0, KC_ENTRIES, COMMON(3), 0, NULL));
+	CHECK_OK(kc_remote_enable(k, fd, 0, KC_ENTRIES, COMMON(3), 0, NULL));
 	CHECK(signal(SIGUSR2, h_common) != SIG_ERR);
 	raise(SIGUSR2);
 	CHECK_EQ(common_in_handler, 0);
@@ -1204,7 +1185,7 @@ static void t_enable_absurd_area(const struct kc *k)
 	uint64_t *buf, h = USB(1);
 	int fd = kc_setup(k, KC_ENTRIES, &buf);
 
-	CHECK_OK(remote_enable(k, fd, 0, 0xffffffffu, 0, 1, &h));
+	CHECK_OK(kc_remote_enable(k, fd, 0, 0xffffffffu, 0, 1, &h));
 	section_on_thread(h, target_leaf, 600);
 	expect_only_pcs(buf, KC_ENTRIES - 1, (const void *)target_leaf);
 	CHECK_EQ(kc_dropped(k, fd), 600 - (KC_ENTRIES - 1));
@@ -1235,7 +1216,7 @@ static void t_xproc_fork_child(const struct kc *k)
 	int fd = kc_setup(k, KC_ENTRIES, &buf);
 	struct peer p;
 
-	CHECK_OK(remote_enable(k, fd, 0, KC_ENTRIES, COMMON(0x42), 1, &h));
+	CHECK_OK(kc_remote_enable(k, fd, 0, KC_ENTRIES, COMMON(0x42), 1, &h));
 	if (peer_fork(&p) == 0) {
 		ukcov_remote_start(h);
 		call_n(target_leaf, 2);
