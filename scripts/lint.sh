@@ -99,53 +99,40 @@ while IFS="$(printf '\t')" read -r n f fl; do
     report clang-tidy "$f" "$W/tidy.$n.f"
 done <"$W/list"
 
+# tree_check NAME TEXT CMD...: one verdict for a check of the whole
+# tree; on failure, CMD's "not ok" and continuation lines, indented.
+tree_check() {
+    name=$1 text=$2
+    shift 2
+    if "$@" >"$W/$name" 2>&1; then
+        echo "ok $name${text:+ $text}"
+        pass=$((pass + 1))
+    else
+        echo "not ok $name:"
+        grep -E '^(not ok |    )' "$W/$name" | sed -E 's/^not ok (static |format )?/    /'
+        fail=$((fail + 1))
+    fi
+}
+
+# No merge conflict left in a tracked file (one was, in a doc).
+conflict_free() {
+    git rev-parse --git-dir >/dev/null 2>&1 || return 0
+    if git grep -nE '^(<<<<<<< |>>>>>>> |=======$)' -- . ':!scripts/lint.sh' >"$W/markers"; then
+        sed 's/^/not ok conflict marker /' "$W/markers"
+        return 1
+    fi
+}
+
 if [ $# -eq 0 ]; then
-    if scripts/check-static.sh "${B:-build}" >"$W/static" 2>&1; then
-        echo "ok check-static lib/ tools/"
-        pass=$((pass + 1))
-    else
-        echo "not ok check-static:"
-        grep -v -E '^[0-9]+ passed' "$W/static" | sed 's/^not ok static /    /'
-        fail=$((fail + 1))
-    fi
+    tree_check check-static "lib/ tools/" scripts/check-static.sh "${B:-build}"
     # The lines this branch changes follow .clang-format.
-    if scripts/format-check.py >"$W/format" 2>&1; then
-        echo "ok format (lines changed against the base)"
-        pass=$((pass + 1))
-    else
-        echo "not ok format:"
-        grep '^not ok\|^    ' "$W/format" | sed 's/^not ok format /    /'
-        fail=$((fail + 1))
-    fi
+    tree_check format "(lines changed against the base)" scripts/format-check.py
     # Every environment variable lib/ and tools/ read is in a man page.
-    if scripts/check-env.sh >"$W/env" 2>&1; then
-        echo "ok env-documented lib/ tools/"
-        pass=$((pass + 1))
-    else
-        echo "not ok env-documented:"
-        grep '^not ok' "$W/env" | sed 's/^not ok /    /'
-        fail=$((fail + 1))
-    fi
-    # No merge conflict left in any tracked file (one was, in a doc).
-    if git rev-parse --git-dir >/dev/null 2>&1 &&
-        git grep -nE '^(<<<<<<< |>>>>>>> |=======$)' -- . ':!scripts/lint.sh' >"$W/conflicts"; then
-        echo "not ok no-conflict-markers:"
-        sed 's/^/    /' "$W/conflicts"
-        fail=$((fail + 1))
-    else
-        echo "ok no-conflict-markers"
-        pass=$((pass + 1))
-    fi
+    tree_check env-documented "lib/ tools/" scripts/check-env.sh
+    tree_check no-conflict-markers "" conflict_free
     # lib/ calls only downward, and only interpose.c and exec.c name
     # the libc functions libukcov exports (scripts/layers.py).
-    if scripts/layers.py "${B:-build}" >"$W/layers" 2>&1; then
-        echo "ok layers lib/"
-        pass=$((pass + 1))
-    else
-        echo "not ok layers:"
-        grep '^not ok' "$W/layers" | sed 's/^not ok /    /'
-        fail=$((fail + 1))
-    fi
+    tree_check layers "lib/" scripts/layers.py "${B:-build}"
 fi
 
 echo "$pass passed, $fail failed"

@@ -89,3 +89,13 @@ if [ "${CROSS%%-*}" = aarch64 ]; then
 else
     TCALL=call TCALL_LEN=5
 fi
+# until_true SECONDS CMD...: poll CMD every 0.1 s until it succeeds,
+# for at most SECONDS of wall time (a poll that itself times out counts).
+until_true() {
+    local end=$((SECONDS + $1))
+    shift
+    until "$@"; do
+        [ "$SECONDS" -lt "$end" ] || return 1
+        sleep 0.1
+    done
+}

@@ -196,16 +196,6 @@ chrome --window-size=1200,800 --screenshot="$ART/index.png" "file://$T/r-gcc-dum
 	chrome --window-size=1200,1300 --screenshot="$ART/file.png" "file://$T/$(ls r-gcc-dump/f/*-main.c.html)" >/dev/null
 [ -s "$ART/index.png" ] && [ -s "$ART/file.png" ] && ok "screenshots in $B/report-artifacts" || bad "screenshots" "not as expected"
 # ---- serve -----------------------------------------------------------------
-# until_true SECONDS CMD...: poll CMD every 0.1 s until it succeeds,
-# for at most SECONDS of wall time (a poll that itself times out counts).
-until_true() {
-	local end=$((SECONDS + $1))
-	shift
-	until "$@"; do
-		[ "$SECONDS" -lt "$end" ] || return 1
-		sleep 0.1
-	done
-}
 # start_serve OUT ARGS...: sets SPID and URL (bounded wait for the line).
 start_serve() {
 	local out=$1

@@ -30,16 +30,6 @@ for f in "$U" "$CC_W"; do
 done
 
 same() { if [ "$2" = "$3" ]; then ok "$1"; else bad "$1" "'$2' != '$3'"; fi; }
-# until_true SECONDS CMD...: poll CMD every 0.1 s until it succeeds,
-# for at most SECONDS of wall time (a poll that itself times out counts).
-until_true() {
-	local end=$((SECONDS + $1))
-	shift
-	until "$@"; do
-		[ "$SECONDS" -lt "$end" ] || return 1
-		sleep 0.1
-	done
-}
 # start_serve OUT ARGS...: sets SPID, URL, HOSTPORT and PORT.
 start_serve() {
 	local out=$1
