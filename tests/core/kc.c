@@ -625,6 +625,21 @@ void peer_wait(const struct peer *p)
 	CHECK_EQ(recv_byte(p->rd), 'x');
 }
 
+long kc_remote_enable1(const struct kc *k, int fd, uint64_t h)
+{
+	return kc_remote_enable(k, fd, KCOV_TRACE_PC, KC_ENTRIES, 0, 1, &h);
+}
+
+void kc_collector_child(const struct kc *k, int fd, uint64_t h,
+			const struct peer *p)
+{
+	if (kc_remote_enable1(k, fd, h) != 0)
+		_exit(2);
+	peer_tell(p);
+	peer_wait(p);
+	_exit(kc_disable(k, fd) == 0 ? 0 : 3);
+}
+
 int wait_status(pid_t pid)
 {
 	int st;

@@ -168,6 +168,12 @@ int wait_status(pid_t pid);
  * waitpid's encoding. */
 int wait_zombie(pid_t pid);
 void expect_exit0(pid_t pid);
+/* Linux KCOV_REMOTE_ENABLE of one handle, PC mode, area KC_ENTRIES. */
+long kc_remote_enable1(const struct kc *k, int fd, uint64_t h);
+/* In a peer's child: enables fd for h, tells the parent, waits, disables
+ * and exits 0 (2: the enable failed, 3: the disable). */
+void kc_collector_child(const struct kc *k, int fd, uint64_t h,
+			const struct peer *p);
 
 /* stderr into a pipe from begin to end; end returns what was written
  * (NUL-terminated, cut to size). */

@@ -102,11 +102,6 @@ static struct rf_slot rf_slot(unsigned i)
 
 /* ---- Linux collectors and sections ---- */
 
-static long remote_enable1(const struct kc *k, int fd, uint64_t h)
-{
-	return kc_remote_enable(k, fd, KCOV_TRACE_PC, KC_ENTRIES, 0, 1, &h);
-}
-
 struct enable_op {
 	const struct kc *k;
 	int fd;
@@ -143,18 +138,6 @@ static void sections_in_child(uint64_t h, void (*fn)(void), unsigned n)
 		_exit(0);
 	}
 	expect_exit0(p.pid);
-}
-
-/* A collector process for h on the inherited fd: enables, tells the
- * parent, waits, disables, exits 0 (2: enable failed, 3: disable). */
-static void collector_child(const struct kc *k, int fd, uint64_t h,
-			    const struct peer *p)
-{
-	if (remote_enable1(k, fd, h) != 0)
-		_exit(2);
-	peer_tell(p);
-	peer_wait(p);
-	_exit(kc_disable(k, fd) == 0 ? 0 : 3);
 }
 
 /* stderr of this (child) process into path. */
@@ -282,7 +265,7 @@ static void t_stale_reclaimed(const struct kc *k)
 
 	registry_private();
 	if (peer_fork(&c) == 0)
-		collector_child(k, fd, h, &c);
+		kc_collector_child(k, fd, h, &c);
 	peer_wait(&c);
 	CHECK_EQ(rf_header().used, 1);
 	CHECK_OK(kill(c.pid, SIGKILL));
@@ -331,7 +314,7 @@ static void t_full_reuses_deleted(const struct kc *k)
 	CHECK_OK(actor_run(a[0], op_disable, &(struct kc_op){ k, fds[0], 0 }));
 	CHECK_EQ(rf_header().used, RF_SLOTS - KCOV_REMOTE_MAX_HANDLES);
 	fd = kc_setup(k, KC_ENTRIES, &buf);
-	CHECK_OK(remote_enable1(k, fd, h));
+	CHECK_OK(kc_remote_enable1(k, fd, h));
 	sections_in_child(h, target_leaf2, 2);
 	expect_only_pcs(buf, 2, (const void *)target_leaf2);
 	sections_in_child(hs[0][5], target_leaf, 1);	/* a miss */
@@ -395,7 +378,7 @@ static void t_full_of_dead_reclaimed(const struct kc *k)
 	}
 	CHECK_EQ(rf_header().used, RF_SLOTS);
 	fd = kc_setup(k, KC_ENTRIES, &buf);
-	CHECK_OK(remote_enable1(k, fd, h));
+	CHECK_OK(kc_remote_enable1(k, fd, h));
 	hd = rf_header();
 	CHECK_EQ(hd.used, 1);
 	CHECK_EQ(hd.maxprobe, 0);
@@ -421,7 +404,7 @@ static void t_feeder_follows_changes(const struct kc *k)
 	struct peer f, c2;
 
 	registry_private();
-	CHECK_OK(remote_enable1(k, fd, USB(0x52)));	/* used != 0 */
+	CHECK_OK(kc_remote_enable1(k, fd, USB(0x52))); /* used != 0 */
 	if (peer_fork(&f) == 0) {
 		unsigned step;
 
@@ -435,13 +418,13 @@ static void t_feeder_follows_changes(const struct kc *k)
 	peer_wait(&f);				/* missed */
 	CHECK_EQ(rec_count(buf), 0);
 	kc_disable_ok(k, fd);
-	CHECK_OK(remote_enable1(k, fd, h));
+	CHECK_OK(kc_remote_enable1(k, fd, h));
 	peer_tell(&f);
 	peer_wait(&f);				/* fed us */
 	expect_only_pcs(buf, 1, (const void *)target_leaf);
 	kc_disable_ok(k, fd);
 	if (peer_fork(&c2) == 0)
-		collector_child(k, fd2, h, &c2);
+		kc_collector_child(k, fd2, h, &c2);
 	peer_wait(&c2);
 	peer_tell(&f);
 	peer_wait(&f);				/* fed C2 */
@@ -469,7 +452,7 @@ static void t_dead_writer_repaired(const struct kc *k)
 	unsigned i;
 
 	registry_private();
-	CHECK_OK(remote_enable1(k, fd, h));
+	CHECK_OK(kc_remote_enable1(k, fd, h));
 	seq = rf_header().seq | 1;		/* as a killed writer left it */
 	rfd = open(rpath, O_WRONLY);
 	CHECK(rfd >= 0);
@@ -503,7 +486,7 @@ static void t_section_waits_for_writer(const struct kc *k)
 	struct peer f;
 
 	registry_private();
-	CHECK_OK(remote_enable1(k, fd, h));
+	CHECK_OK(kc_remote_enable1(k, fd, h));
 	even = rf_header().seq;
 	CHECK_EQ(even % 2, 0);
 	odd = even | 1;
@@ -542,7 +525,7 @@ static void t_remote_modules_created_private(const struct kc *k)
 	CHECK_OK(chmod(rdir, 0777));
 	snprintf(mods, sizeof(mods), "%s/feeders.mods", rdir);
 	setenv("UKCOV_REMOTE_MODULES", mods, 1);
-	CHECK_OK(remote_enable1(k, fd, h));
+	CHECK_OK(kc_remote_enable1(k, fd, h));
 	unsetenv("UKCOV_REMOTE_MODULES");
 	umask(0);
 	if (peer_fork(&f) == 0) {
@@ -584,7 +567,7 @@ static void t_xdg_not_mine(const struct kc *k)
 	unsetenv("UKCOV_REGISTRY");
 	setenv("XDG_RUNTIME_DIR", dir, 1);
 	capture_stderr_begin();		/* whatever /dev/shm holds */
-	CHECK_OK(remote_enable1(k, fd, h));
+	CHECK_OK(kc_remote_enable1(k, fd, h));
 	capture_stderr_end(msg, sizeof(msg));
 	snprintf(file, sizeof(file), "%s/ukcov-remote", dir);
 	CHECK_ERR(access(file, F_OK), ENOENT);
@@ -617,7 +600,7 @@ static void noproc_collector(const struct kc *k, int fd, uint64_t h,
 	stderr_to(err);
 	if (hide_proc() != 0)
 		_exit(4);
-	if (remote_enable1(k, fd, h) != 0)
+	if (kc_remote_enable1(k, fd, h) != 0)
 		_exit(2);
 	peer_tell(p);
 	peer_wait(p);
@@ -649,7 +632,7 @@ static void noproc_b_enables(const struct kc *k, int bfd, uint64_t h,
 		stderr_to(berr);
 		if (hide_proc() != 0)
 			_exit(4);
-		if (remote_enable1(k, bfd, h) == 0)
+		if (kc_remote_enable1(k, bfd, h) == 0)
 			_exit(want_errno == 0 ? 0 : 5);
 		_exit(errno == want_errno ? 0 : 5);
 	}
@@ -744,7 +727,7 @@ static void t_full_tmpfs(const struct kc *k)
 			_exit(4);
 		snprintf(path, sizeof(path), "%s/registry", dir);
 		setenv("UKCOV_REGISTRY", path, 1);
-		if (remote_enable1(k, fd, h) != 0)
+		if (kc_remote_enable1(k, fd, h) != 0)
 			_exit(2);
 		thread_run(op_leaf_section, &h);
 		_exit(rec_count(buf) == 1 ? 0 : 6);
@@ -786,7 +769,7 @@ static void t_probe_past_deleted(const struct kc *k)
 	colliding_pair(&a, &b);
 	CHECK_OK(actor_run(w, op_enable_handles,
 			   &(struct enable_op){ k, afd, 1, &a }));
-	CHECK_OK(remote_enable1(k, bfd, b));
+	CHECK_OK(kc_remote_enable1(k, bfd, b));
 	CHECK_EQ(rf_slot(rf_home(a)).handle, a);
 	CHECK_EQ(rf_slot((rf_home(a) + 1) % RF_SLOTS).handle, b);
 	CHECK_OK(actor_run(w, op_disable, &(struct kc_op){ k, afd, 0 }));
@@ -809,9 +792,9 @@ static void t_exit_keeps_others(const struct kc *k)
 	struct peer p2;
 
 	registry_private();
-	CHECK_OK(remote_enable1(k, fd, h1));
+	CHECK_OK(kc_remote_enable1(k, fd, h1));
 	if (peer_fork(&p2) == 0)
-		exit(remote_enable1(k, fd2, h2) == 0 ? 0 : 2);	/* atexit */
+		exit(kc_remote_enable1(k, fd2, h2) == 0 ? 0 : 2); /* atexit */
 	expect_exit0(p2.pid);
 	sections_in_child(h1, target_leaf2, 2);
 	expect_only_pcs(buf, 2, (const void *)target_leaf2);

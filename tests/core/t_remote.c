@@ -39,18 +39,12 @@ struct rarg {
 };
 #define RA(r) ((struct kcov_remote_arg *)(void *)(r)->raw)
 
-/* One handle, PC mode, area_size = KC_ENTRIES. */
-static long remote_enable1(const struct kc *k, int fd, uint64_t h)
-{
-	return kc_remote_enable(k, fd, KCOV_TRACE_PC, KC_ENTRIES, 0, 1, &h);
-}
-
 /* A collector: a buffer of KC_ENTRIES, remote-enabled for h. */
 static int collector(const struct kc *k, uint64_t h, uint64_t **buf)
 {
 	int fd = kc_setup(k, KC_ENTRIES, buf);
 
-	CHECK_OK(remote_enable1(k, fd, h));
+	CHECK_OK(kc_remote_enable1(k, fd, h));
 	return fd;
 }
 
@@ -190,7 +184,7 @@ static long op_remote_enable(void *p)
 {
 	const struct owner_op *o = p;
 
-	return remote_enable1(o->k, o->fd, o->h);
+	return kc_remote_enable1(o->k, o->fd, o->h);
 }
 
 /* The owner enables with a prepared argument. */
@@ -234,7 +228,7 @@ static void t_enable_max_handles(const struct kc *k)
 	kc_enable_ok(k, other, 0);
 	CHECK_ERR(kc_remote_enable(k, fd, 0, 8, 0, 257, NULL), EINVAL);
 	CHECK_ERR(kc_remote_enable(k, fd, 0, 8, 0, 0xffffffffu, NULL), EINVAL);
-	CHECK_ERR(remote_enable1(k, fd, USB(1)), EBUSY);
+	CHECK_ERR(kc_remote_enable1(k, fd, USB(1)), EBUSY);
 	kc_disable_ok(k, other);
 	for (i = 0; i < KCOV_REMOTE_MAX_HANDLES; i++)
 		h[i] = SUBSYS(1 + i % 255, i);
@@ -295,7 +289,7 @@ static void t_enable_state_mode(const struct kc *k)
 	struct actor *a = actor_start();
 	struct kc_op op = { k, other, 0 };
 
-	CHECK_ERR(remote_enable1(k, open_fd, USB(1)), EINVAL);
+	CHECK_ERR(kc_remote_enable1(k, open_fd, USB(1)), EINVAL);
 	CHECK_ERR(kc_remote_enable(k, fd, 2, 8, 0, 1, (uint64_t[]){ USB(1) }),
 		  EINVAL);
 	CHECK_ERR(kc_remote_enable(k, fd, 0xffffffffu, 8, 0, 0, NULL), EINVAL);
@@ -310,9 +304,9 @@ static void t_enable_state_mode(const struct kc *k)
 	kc_disable_ok(k, other);
 	/* Remote-enabled already: the state (EINVAL), and this thread is
 	 * the owner (EBUSY) of the other fd. */
-	CHECK_OK(remote_enable1(k, fd, USB(1)));
-	CHECK_ERR(remote_enable1(k, fd, USB(2)), EINVAL);
-	CHECK_ERR(remote_enable1(k, other, USB(2)), EBUSY);
+	CHECK_OK(kc_remote_enable1(k, fd, USB(1)));
+	CHECK_ERR(kc_remote_enable1(k, fd, USB(2)), EINVAL);
+	CHECK_ERR(kc_remote_enable1(k, other, USB(2)), EBUSY);
 	CHECK_ERR(kc_enable(k, other, 0), EBUSY);
 	/* A plain ENABLE of the remote-enabled fd: EINVAL (not READY). */
 	CHECK_ERR(actor_run(a, op_enable, &(struct kc_op){ k, fd, 0 }),
@@ -378,13 +372,13 @@ static void t_enable_eexist(const struct kc *k)
 	/* USB(1) and USB(2) were rolled back: the actor takes USB(2). */
 	CHECK_OK(actor_run(a, op_remote_enable,
 			   &(struct owner_op){ k, fd2, USB(2) }));
-	CHECK_ERR(remote_enable1(k, fd, USB(2)), EEXIST);
+	CHECK_ERR(kc_remote_enable1(k, fd, USB(2)), EEXIST);
 	expect_ready_state(k, fd, buf);
 	/* USB(3) first, then the taken USB(2): USB(3) is rolled back. */
 	taken[1] = USB(2);
 	CHECK_ERR(kc_remote_enable(k, fd, 0, KC_ENTRIES, 0, 2, taken), EEXIST);
 	expect_ready_state(k, fd, buf);
-	CHECK_OK(remote_enable1(k, fd, USB(3)));
+	CHECK_OK(kc_remote_enable1(k, fd, USB(3)));
 	CHECK_OK(kc_disable(k, fd));
 	/* A common handle taken as a common handle by another collector. */
 	CHECK_OK(actor_run(a, op_disable, &(struct kc_op){ k, fd2, 0 }));
@@ -683,7 +677,7 @@ static void t_reenable_discards(const struct kc *k)
 	CHECK_OK(actor_run(w, op_start, &h));
 	CHECK_OK(actor_run(w, op_leaf, &(struct kc_op){ k, -1, 2 }));
 	kc_disable_ok(k, fd);
-	CHECK_OK(remote_enable1(k, fd, h));
+	CHECK_OK(kc_remote_enable1(k, fd, h));
 	CHECK_OK(actor_run(w, op_leaf, &(struct kc_op){ k, -1, 1 }));
 	CHECK_OK(actor_run(w, op_stop, NULL));
 	CHECK_EQ(rec_count(buf), 0);
@@ -709,7 +703,7 @@ static void t_owner_exit(const struct kc *k)
 	actor_stop(o);
 	CHECK_OK(actor_run(w, op_stop, NULL));
 	expect_only_pcs(buf, 1, (const void *)target_leaf);	/* kept */
-	CHECK_OK(remote_enable1(k, fd2, h));
+	CHECK_OK(kc_remote_enable1(k, fd2, h));
 	section_on_thread(h, target_leaf2, 1);
 	expect_only_pcs(buf2, 1, (const void *)target_leaf2);
 	kc_disable_ok(k, fd2);
@@ -1017,7 +1011,7 @@ static void t_cache_follows_registrations(const struct kc *k)
 	struct actor *w = actor_start();
 	struct sec_op o = { h, target_leaf, 2 }, o2 = { h2, target_leaf2, 1 };
 
-	CHECK_OK(remote_enable1(k, fd, h));
+	CHECK_OK(kc_remote_enable1(k, fd, h));
 	CHECK_OK(actor_run(w, op_section, &o));
 	CHECK_OK(actor_run(w, op_section, &o));
 	expect_only_pcs(buf, 4, (const void *)target_leaf);
@@ -1025,14 +1019,14 @@ static void t_cache_follows_registrations(const struct kc *k)
 	CHECK_OK(actor_run(w, op_section, &o));
 	CHECK_EQ(rec_count(buf), 4);
 	/* h moves to another collector. */
-	CHECK_OK(remote_enable1(k, fd2, h));
+	CHECK_OK(kc_remote_enable1(k, fd2, h));
 	CHECK_OK(actor_run(w, op_section, &o));
 	expect_only_pcs(buf2, 2, (const void *)target_leaf);
 	CHECK_EQ(rec_count(buf), 4);
 	kc_disable_ok(k, fd2);
 	/* The first descriptor again, for another handle only. */
 	rec_reset(buf);
-	CHECK_OK(remote_enable1(k, fd, h2));
+	CHECK_OK(kc_remote_enable1(k, fd, h2));
 	CHECK_OK(actor_run(w, op_section, &o));
 	CHECK_EQ(rec_count(buf), 0);
 	CHECK_EQ(rec_count(buf2), 2);
@@ -1165,7 +1159,7 @@ static void t_stress(const struct kc *k)
 	/* No leak: every handle registers again. */
 	for (c = 0; c < ST_COLLECTORS; c++) {
 		rec_reset(buf[c]);
-		CHECK_OK(remote_enable1(k, fd[c], USB(c + 1)));
+		CHECK_OK(kc_remote_enable1(k, fd[c], USB(c + 1)));
 		section_on_thread(USB(c + 1), st_fn[c], 1);
 		expect_only_pcs(buf[c], 1, (const void *)st_fn[c]);
 		kc_disable_ok(k, fd[c]);
@@ -1237,17 +1231,6 @@ static void t_xproc_fork_child(const struct kc *k)
 	CHECK_EQ(rec_count(buf), 0);
 }
 
-/* A collector process: enables fd for h, tells the parent, waits. */
-static void collector_child(const struct kc *k, int fd, uint64_t h,
-			    const struct peer *p)
-{
-	if (remote_enable1(k, fd, h) != 0)
-		_exit(2);
-	peer_tell(p);
-	peer_wait(p);
-	_exit(kc_disable(k, fd) == 0 ? 0 : 3);
-}
-
 /* A handle is registered once for the machine: EEXIST while another
  * process's collector has it, free again after its disable. */
 static void t_xproc_eexist(const struct kc *k)
@@ -1258,9 +1241,9 @@ static void t_xproc_eexist(const struct kc *k)
 	struct peer p;
 
 	if (peer_fork(&p) == 0)
-		collector_child(k, cfd, h, &p);
+		kc_collector_child(k, cfd, h, &p);
 	peer_wait(&p);
-	CHECK_ERR(remote_enable1(k, fd, h), EEXIST);
+	CHECK_ERR(kc_remote_enable1(k, fd, h), EEXIST);
 	expect_ready_state(k, fd, buf);
 	rec_reset(buf);
 	/* The child's collector gets this process's sections. */
@@ -1268,7 +1251,7 @@ static void t_xproc_eexist(const struct kc *k)
 	expect_only_pcs(cbuf, 2, (const void *)target_leaf3);
 	peer_tell(&p);
 	expect_exit0(p.pid);
-	CHECK_OK(remote_enable1(k, fd, h));
+	CHECK_OK(kc_remote_enable1(k, fd, h));
 	section_on_thread(h, target_leaf, 1);
 	expect_only_pcs(buf, 1, (const void *)target_leaf);
 }
@@ -1287,7 +1270,7 @@ static void t_xproc_killed_collector(const struct kc *k)
 
 	CHECK_OK(actor_run(o, op_remote_enable, &(struct owner_op){ k, ofd, h2 }));
 	if (peer_fork(&p) == 0)
-		collector_child(k, cfd, h, &p);
+		kc_collector_child(k, cfd, h, &p);
 	peer_wait(&p);
 	CHECK_OK(actor_run(w, op_start, &h));
 	CHECK_OK(actor_run(w, op_leaf, &(struct kc_op){ k, -1, 2 }));
@@ -1296,7 +1279,7 @@ static void t_xproc_killed_collector(const struct kc *k)
 	CHECK_OK(actor_run(w, op_stop, NULL));
 	section_on_thread(h2, target_leaf2, 1);	/* others unaffected */
 	expect_only_pcs(obuf, 1, (const void *)target_leaf2);
-	CHECK_OK(remote_enable1(k, fd, h));	/* reclaimed */
+	CHECK_OK(kc_remote_enable1(k, fd, h)); /* reclaimed */
 	section_on_thread(h, target_leaf3, 2);
 	expect_only_pcs(buf, 2, (const void *)target_leaf3);
 	actor_stop(w);
@@ -1368,7 +1351,7 @@ static void sk_collector(const struct kc *k, int fd, uint64_t h,
 			 struct peer *p)
 {
 	if (peer_fork(p) == 0)
-		collector_child(k, fd, h, p);
+		kc_collector_child(k, fd, h, p);
 	peer_wait(p);
 }
 
@@ -1487,7 +1470,7 @@ static void t_stress_kill(const struct kc *k)
 		uint64_t *nbuf;
 		int nfd = kc_setup(k, KC_ENTRIES, &nbuf);
 
-		CHECK_OK(remote_enable1(k, nfd, SK_H(c)));
+		CHECK_OK(kc_remote_enable1(k, nfd, SK_H(c)));
 		section_on_thread(SK_H(c), sk_fn[c], 2);
 		expect_only_pcs(nbuf, 2, (const void *)sk_fn[c]);
 		kc_disable_ok(k, nfd);
@@ -1514,7 +1497,7 @@ static void t_xproc_other_user(const struct kc *k)
 		 * the same user's control below. */
 		reg_path = NULL;
 	}
-	CHECK_OK(remote_enable1(k, fd, h));
+	CHECK_OK(kc_remote_enable1(k, fd, h));
 	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)getpid(), fd);
 	if (reg_path && peer_fork(&p) == 0) {
 		int e1, e2, e3;
@@ -1569,7 +1552,7 @@ static void registry_refused(const struct kc *k, int variant)
 	close(rfd);
 	setenv("UKCOV_REGISTRY", file, 1);
 	capture_stderr_begin();
-	CHECK_OK(remote_enable1(k, fd, h));
+	CHECK_OK(kc_remote_enable1(k, fd, h));
 	capture_stderr_end(msg, sizeof(msg));
 	if (!strstr(msg, "remote registry") || !strstr(msg, why[variant]))
 		FAIL("report \"%s\" lacks \"%s\"", msg, why[variant]);
