@@ -1121,6 +1121,94 @@ __asm__(
 	"	.cfi_endproc\n"
 	"	.size	__ukcov_inline_pc_v1, .-__ukcov_inline_pc_v1\n");
 #undef INLINE_SEEN_FAST_PATH
+
+/*
+ * ABI 2: point k of the TU whose offset is *tu found its bit clear in
+ * the thread's map (lib/imap.c).  A numbered point is guard tu * 8 + k
+ * with return address pc; a point of a TU not numbered yet is a
+ * trace_pc with return address pc.
+ */
+static __attribute__((noinline, used)) void
+inline_pc2_record(uint64_t pc, uint32_t k, const uint64_t *tu)
+{
+	uint64_t b = __atomic_load_n(tu, __ATOMIC_ACQUIRE);
+	uint32_t on, g;
+
+	if (b >= UKCOV_INLINE_UNREG) {
+		inline_pc_record(pc);
+		return;
+	}
+	on = __atomic_load_n(&__ukcov_sancov.on, __ATOMIC_RELAXED);
+	g = (uint32_t)(b * 8) + k;
+	if (on != 0)
+		guard_hit(&g, on, pc);
+}
+
+/*
+ * The entry: pc in rdi, k in esi, tu in r11; keeps every register but
+ * r11.  Its own path is a plain trace's append or drop (the word is
+ * the guards' KCOV alone, the thread has no bitmap: the zero map sends
+ * every point here), as the callback's; everything else is C.
+ */
+#define ON_OFS	0	/* offsetof(struct ukcov_sancov_hot, on) */
+_Static_assert(offsetof(struct ukcov_sancov_hot, on) == ON_OFS, "on");
+#if UKCOV_ASM_CALLBACKS
+#define INLINE2_TRACE_FAST_PATH						\
+	PUSH(rax) PUSH(rcx) PUSH(rdx)					\
+	"	movq	__ukcov_sancov@GOTPCREL(%rip), %rax\n"		\
+	"	cmpl	$2, " STR(ON_OFS) "(%rax)\n"			\
+	"	jne	1f\n"						\
+	"	movq	__ukcov_thread@GOTTPOFF(%rip), %rcx\n"		\
+	"	cmpq	$0, %fs:" STR(T_BITS_OFS) "(%rcx)\n"		\
+	"	jne	1f\n"						\
+	"	movq	%fs:" STR(T_AREA_OFS) "(%rcx), %rax\n"		\
+	"	testq	%rax, %rax\n"					\
+	"	je	3f\n"						\
+	"	movq	(%rax), %rdx\n"				\
+	"	cmpq	%fs:" STR(T_CAP_OFS) "(%rcx), %rdx\n"		\
+	"	jae	4f\n"						\
+	"	addq	$1, %rdx\n"					\
+	"	movq	%rdi, (%rax,%rdx,8)\n"				\
+	"	movq	%rdx, (%rax)\n"				\
+	"3:\n"								\
+	POP(rdx) POP(rcx) POP(rax)					\
+	"	ret\n"							\
+	"	.cfi_adjust_cfa_offset 24\n"				\
+	"4:	movq	%fs:" STR(T_DROPS_OFS) "(%rcx), %rax\n"		\
+	"	addq	$1, (%rax)\n"					\
+	"	jmp	3b\n"						\
+	"1:\n"								\
+	POP(rdx) POP(rcx) POP(rax)
+#else
+#define INLINE2_TRACE_FAST_PATH ""
+#endif
+__asm__(
+	"	.text\n"
+	"	.p2align 4\n"
+	"	.globl	__ukcov_inline_pc_v2\n"
+	"	.type	__ukcov_inline_pc_v2, @function\n"
+	"__ukcov_inline_pc_v2:\n"
+	"	.cfi_startproc\n"
+	INLINE2_TRACE_FAST_PATH
+	PUSH(rbp)
+	"	.cfi_rel_offset %rbp, 0\n"
+	"	movq	%rsp, %rbp\n"
+	"	.cfi_def_cfa_register %rbp\n"
+	"	andq	$-16, %rsp\n"
+	SAVE(rax) SAVE(rcx) SAVE(rdx) SAVE(rsi)
+	SAVE(rdi) SAVE(r8) SAVE(r9) SAVE(r10)
+	"	movq	%r11, %rdx\n"
+	"	call	inline_pc2_record\n"
+	RESTORE(r10) RESTORE(r9) RESTORE(r8) RESTORE(rdi)
+	RESTORE(rsi) RESTORE(rdx) RESTORE(rcx) RESTORE(rax)
+	"	movq	%rbp, %rsp\n"
+	"	.cfi_def_cfa_register %rsp\n"
+	POP(rbp)
+	"	.cfi_restore %rbp\n"
+	"	ret\n"
+	"	.cfi_endproc\n"
+	"	.size	__ukcov_inline_pc_v2, .-__ukcov_inline_pc_v2\n");
+#undef INLINE2_TRACE_FAST_PATH
 #undef PUSH
 #undef POP
 #undef SAVE
@@ -1129,5 +1217,23 @@ __asm__(
 UKCOV_EXPORT void __ukcov_inline_pc_v1(uint64_t pc)
 {
 	inline_pc_record(pc);
+}
+
+/* Other targets have no plugin; the C entry takes its three
+ * arguments the ordinary way. */
+UKCOV_EXPORT void __ukcov_inline_pc_v2(uint64_t pc, uint32_t k,
+				       const uint64_t *tu)
+{
+	uint64_t b = __atomic_load_n(tu, __ATOMIC_ACQUIRE);
+	uint32_t on, g;
+
+	if (b >= UKCOV_INLINE_UNREG) {
+		inline_pc_record(pc);
+		return;
+	}
+	on = __atomic_load_n(&__ukcov_sancov.on, __ATOMIC_RELAXED);
+	g = (uint32_t)(b * 8) + k;
+	if (on != 0)
+		guard_hit(&g, on, pc);
 }
 #endif

@@ -49,6 +49,7 @@ static void thread_exit_locked(struct ukcov_thread *t)
 	if (t->follow_area)
 		ukcov__follow_flush_locked(t, 1);
 	ukcov__uniq_release(t);
+	ukcov__imap_release(t);
 	ukcov__thread_unregister_locked(t);
 }
 

@@ -300,6 +300,12 @@ struct ukcov_thread {
 	 * thread under ukcov__proc_lock. */
 	struct ukcov_nb_remote *nb_remote; /* entered remote (l_kcov), or NULL */
 	uint64_t nb_state;		/* its state word at the enter */
+	/* Inline maps (lib/imap.c); the thread's own, but imap_slot. */
+	uint8_t **imap_slot;		/* &__ukcov_imap of this thread, set
+					 * by the thread when it registers */
+	uint8_t *imap_region;		/* reserved second mapping, or NULL */
+	uintptr_t imap_src;		/* bitmap pages it shows, 0: none */
+	size_t imap_len;
 };
 
 /*
@@ -595,6 +601,16 @@ int ukcov__uniq_prepare(struct ukcov_thread *t, int mode, uint64_t words);
 void ukcov__uniq_caps(struct ukcov_thread *t, uint64_t entries);
 uint64_t *ukcov__uniq_hot(struct ukcov_thread *t, uint64_t *buf);
 void ukcov__uniq_release(struct ukcov_thread *t);
+
+/* Inline maps (lib/imap.c, include/ukcov/inline.h). */
+extern uint8_t ukcov__imap_process[];
+void ukcov__imap_update(struct ukcov_thread *t);
+void ukcov__imap_forget(struct ukcov_thread *t);
+void ukcov__imap_thread_start(struct ukcov_thread *t);
+void ukcov__imap_release(struct ukcov_thread *t);
+void ukcov__imap_process_set(uint32_t first, uint32_t n);
+void ukcov__imap_every_point(void);
+UKCOV_EXPORT void __ukcov_imap_refresh(void);
 void ukcov__uniq_reset_buffer(uint64_t *buf, uint64_t words);
 void ukcov__uniq_trust_if_clear(struct ukcov_thread *t, const uint64_t *buf);
 void ukcov__uniq_trust_after_reset(struct ukcov_thread *t, const uint64_t *buf);

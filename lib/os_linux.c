@@ -85,8 +85,10 @@ static int linux_reset_trace(struct ukcov_desc *d, unsigned long arg)
 	/* The thread's own armed count bounds the clear, not the shared
 	 * block's (a peer may have rewritten it). */
 	ukcov__uniq_reset_buffer(d->buf, __ukcov_thread.uniq_words);
-	if (__ukcov_thread.uniq_words)
+	if (__ukcov_thread.uniq_words) {
 		ukcov__uniq_trust_after_reset(&__ukcov_thread, d->buf);
+		ukcov__imap_update(&__ukcov_thread);
+	}
 	return 0;
 }
 

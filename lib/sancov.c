@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "ukcov/inline.h"
 #include "sancov.h"
 #include "textline.h"
 #include <ukcov/sancov.h>
@@ -396,6 +397,8 @@ static void sancov_setup(void)
 				  __ATOMIC_RELEASE);
 		__atomic_fetch_or(&__ukcov_sancov.on, trace, __ATOMIC_RELEASE);
 	}
+	if (trace || (bits & ~UKCOV_SANCOV_PCSET))
+		ukcov__imap_every_point();	/* every guard records */
 	if (bits & UKCOV_SANCOV_PCSET)
 		__atomic_fetch_or(&__ukcov_sancov.pc_on, UKCOV_SANCOV_PCSET,
 				  __ATOMIC_RELEASE);
@@ -440,6 +443,55 @@ UKCOV_SANCOV_API void __ukcov_sancov_guard_init(uint32_t *start,
 		ukcov__sancov_modules_refresh();	/* a dlopen */
 	if (pc_tab.fd >= 0)
 		ukcov__sancov_write_direct_map();	/* the raw file's map */
+	pthread_mutex_unlock(&init_lock);
+}
+
+/*
+ * An inline-instrumented TU's points (include/ukcov/inline.h, ABI 2):
+ * numbered as guards, from a multiple of 8 so that the TU's bits start
+ * a byte of every map, below the unregistered window.  *tu becomes the
+ * byte offset of its first bit, released last: a point that sees it
+ * finds its number's tables grown and the process map's bit set.  The
+ * region is a guard region, so the .sancov dump finds the module by
+ * the TU's variable.  A TU that cannot be numbered keeps
+ * UKCOV_INLINE_UNREG: its points call, as trace-pc's.
+ */
+UKCOV_EXPORT void __ukcov_inline_init_v2(uint64_t *tu, uint32_t n)
+{
+	struct ukcov_region *r;
+	uint64_t first;
+
+	sancov_setup();
+	if (tu == NULL || n == 0 || n > UKCOV_INLINE_TU_MAX ||
+	    __atomic_load_n(tu, __ATOMIC_RELAXED) != UKCOV_INLINE_UNREG)
+		return;
+	pthread_mutex_lock(&init_lock);
+	first = ((uint64_t)nguards + 1 + 7) & ~(uint64_t)7;
+	if (first + n > (uint64_t)UKCOV_INLINE_UNREG * 8) {
+		pthread_mutex_unlock(&init_lock);
+		return;
+	}
+	guard_tables_locked(first + n - 1);
+	r = region_new_locked();
+	if (r) {
+		r->kind = 0;
+		r->start = tu;
+		r->stop = tu + 1;
+		r->first = (uint32_t)first;
+		r->count = n;
+		region_locate(r);
+		region_publish_locked();
+	}
+	__atomic_store_n(&nguards, (uint32_t)(first + n - 1), __ATOMIC_RELEASE);
+	ukcov__uniq_note_guards();
+	if (__ukcov_sancov.pcset || ukcov__sancov_trace_wanted())
+		ukcov__sancov_modules_refresh();
+	if (pc_tab.fd >= 0)
+		ukcov__sancov_write_direct_map();
+	if (!(__atomic_load_n(&__ukcov_sancov.on, __ATOMIC_RELAXED) &
+	      ~UKCOV_SANCOV_KCOV))
+		ukcov__imap_process_set((uint32_t)first, n);
+	__atomic_store_n(tu, first / 8, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&init_lock);
 }
 

@@ -95,6 +95,7 @@ void ukcov__thread_clear_hot(struct ukcov_thread *t)
 	 * pointer (kcov_pc): off with them. */
 	t->uniq_gmax = 0;
 	__atomic_store_n(&t->uniq_bits, NULL, __ATOMIC_RELEASE);
+	ukcov__imap_update(t);
 }
 
 void ukcov__thread_save_hot(const struct ukcov_thread *t, struct ukcov_hot *h)
@@ -137,6 +138,7 @@ void ukcov__thread_load_hot(struct ukcov_thread *t, const struct ukcov_hot *h)
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	__atomic_store_n(&t->pc_area, h->pc_area, __ATOMIC_RELEASE);
 	__atomic_store_n(&t->cmp_area, h->cmp_area, __ATOMIC_RELEASE);
+	ukcov__imap_update(t);
 }
 
 /* Recompute the hot fields from the thread's own state.  Inside a signal
@@ -178,6 +180,7 @@ void ukcov__thread_rearm_hot(struct ukcov_thread *t)
 		note_tracer();	/* guards look at pc_area */
 	__atomic_store_n(&t->pc_area, pc, __ATOMIC_RELEASE);
 	__atomic_store_n(&t->cmp_area, cmp, __ATOMIC_RELEASE);
+	ukcov__imap_update(t);
 }
 
 static void thread_register_locked(struct ukcov_thread *t)
@@ -185,6 +188,7 @@ static void thread_register_locked(struct ukcov_thread *t)
 	if (t->registered)
 		return;
 	t->tid = ukcov__gettid();
+	ukcov__imap_thread_start(t);
 	t->prev = NULL;
 	t->next = thread_list;
 	if (thread_list)
@@ -238,6 +242,7 @@ void ukcov__thread_arm(struct ukcov_thread *t, struct ukcov_desc *d,
 	ukcov__uniq_prepare(t, mode, t->uniq_words);
 	ukcov__uniq_trust_if_clear(t, d->buf);
 	ukcov__uniq_direct_choose(t, d->buf, &d->uniq_direct);
+	ukcov__imap_forget(t);
 	/* Capacity as every kernel computes it: entries-1 PCs, and
 	 * floor((entries-1)/4) comparison records, of the trace that
 	 * follows the bitmap in a unique mode. */
@@ -265,6 +270,7 @@ void ukcov__thread_follow_arm(struct ukcov_thread *t, uint64_t *area,
 	ukcov__uniq_prepare(t, mode, uniq_words);
 	ukcov__uniq_trust_if_clear(t, area);
 	ukcov__uniq_direct_choose(t, area, NULL);
+	ukcov__imap_forget(t);
 	ukcov__uniq_caps(t, entries);
 	thread_register_locked(t);
 	ukcov__thread_rearm_hot(t);

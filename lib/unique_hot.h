@@ -42,8 +42,12 @@ uniq_claim_pc_at(struct ukcov_thread *t, uint64_t pc, uint64_t i)
 	uint64_t *bits = t->uniq_bits, *keys = t->uniq_keys;
 
 	/* A key that may land off its guard number: from now on a guard's
-	 * bit alone no longer proves it seen (unique.c, "may bit g alone"). */
-	t->uniq_gmax = 0;
+	 * bit alone no longer proves it seen (unique.c, "may bit g alone"),
+	 * nor does an inline point's test of it (lib/imap.c). */
+	if (unlikely(t->uniq_gmax != 0)) {
+		t->uniq_gmax = 0;
+		__ukcov_imap_refresh();
+	}
 	t->uniq_trusted = 0;
 	for (unsigned n = 0; n < UKCOV_UNIQ_PROBES; n++) {
 		if (uniq_take_bit(bits, i)) {

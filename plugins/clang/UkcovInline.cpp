@@ -38,6 +38,8 @@
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Passes/PassPlugin.h"
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
+#include "llvm/Transforms/Utils/ModuleUtils.h"
+#include "llvm/Transforms/Utils/PromoteMemToReg.h"
 
 #include "ukcov/inline.h"
 
@@ -49,19 +51,21 @@ namespace {
 // (an LTO pre-link pipeline, a plugin given twice) changes nothing.
 const char DoneFlag[] = "ukcov.inline";
 
-// The gate of a point and its table entry in one statement: the load of
-// the word, then the label that ends it, so the label is an address
-// inside the block (the tool's point, label - 1, is the load's last
-// byte), and the entry is that label, relocated like SanitizerCoverage's
-// __sancov_pcs.  Only the cold path computes the PC, from the label, so
+// The test of point k and its table entry in one statement: the bit's
+// byte of the map tested, then the label that ends the test, so the
+// label is an address inside the block (the tool's point, label - 1,
+// is the test's last byte), and the entry is that label, relocated
+// like SanitizerCoverage's __sancov_pcs.  The Z flag is the asm's
+// output: set when the bit is clear, and clang branches on it directly
+// (testb; je).  Only the cold path computes the PC, from the label, so
 // that the hot path holds no PC in a register.  sideeffect: never
 // merged with another point's, hoisted or dropped.  The label is
 // module-unique (Instrumenter::labelName); a copy of the statement would
 // define it twice and stop the assembler, never record a wrong PC.
-std::string gateAsm(const std::string &Label)
+std::string testAsm(const std::string &Label, uint32_t K)
 {
-	return "movl " + std::to_string(UKCOV_INLINE_ON_OFS) + "($1), $0\n" +
-	       Label + ":\n"
+	return "testb $$" + std::to_string(1u << (K & 7)) + ", " +
+	       std::to_string(K >> 3) + "($1)\n" + Label + ":\n"
 	       "\t.pushsection " UKCOV_INLINE_PCS_SECTION ",\"aw\",@progbits\n"
 	       "\t.p2align 3\n"
 	       "\t.quad " + Label + "\n"
@@ -145,45 +149,75 @@ class Instrumenter {
 public:
 	explicit Instrumenter(Module &M);
 	bool runOnFunction(Function &F);
+	void finish();
 
 private:
-	void injectAtBlock(Function &F, BasicBlock &BB);
+	Value *mapOfTu(IRBuilder<> &IRB);
+	AllocaInst *hoistMap(Function &F, BasicBlock::iterator EntryIP);
+	void injectAtBlock(Function &F, BasicBlock &BB, AllocaInst *Slot);
 	std::string labelName();
 
 	Module &M;
+	Type *Int8PtrTy;
 	Type *Int32Ty;
 	Type *Int64Ty;
-	Constant *OnObj;
-	FunctionCallee RecordFn;
+	GlobalVariable *Map;
+	GlobalVariable *Tu;
+	Function *Thunk;
+	StoreInst *EntryStore = nullptr;
 	MDNode *Unlikely;
+	std::string Hash;
 	std::string LabelPrefix;
 	uint64_t NextLabel = 0;
+	uint32_t NextPoint = 0;
 };
 
 Instrumenter::Instrumenter(Module &Mod) : M(Mod)
 {
 	LLVMContext &C = M.getContext();
-	Type *Int8Ty = Type::getInt8Ty(C);
 
+	Int8PtrTy = Type::getInt8PtrTy(C);
 	Int32Ty = Type::getInt32Ty(C);
 	Int64Ty = Type::getInt64Ty(C);
-	// The object, not the word (include/ukcov/inline.h), declared as
-	// bytes: the gate reads it at the ABI's offset.
-	OnObj = M.getOrInsertGlobal(UKCOV_INLINE_ON_SYM, Int8Ty);
-	RecordFn = M.getOrInsertFunction(
-		UKCOV_INLINE_PC_FN,
-		FunctionType::get(Type::getVoidTy(C), {Int64Ty}, false));
-	if (auto *Fn = dyn_cast<Function>(RecordFn.getCallee())) {
-		Fn->addFnAttr(Attribute::Cold);
-		Fn->addFnAttr(Attribute::NoUnwind);
-		Fn->setCallingConv(CallingConv::PreserveMost);
-	}
+	// Local names of one object file: modules merged by LTO must not
+	// share them, so they carry a hash of the module's names.
+	Hash = utohexstr(hash_combine(M.getModuleIdentifier(),
+				      M.getSourceFileName()));
+	LabelPrefix = ".Lukcov_pc_" + Hash + "_";
+	Map = dyn_cast<GlobalVariable>(
+		M.getOrInsertGlobal(UKCOV_INLINE_MAP_SYM, Int8PtrTy));
+	Map->setThreadLocalMode(GlobalValue::InitialExecTLSModel);
+	// The TU's byte offset in every map (include/ukcov/inline.h).
+	Tu = new GlobalVariable(M, Int64Ty, false,
+				GlobalValue::InternalLinkage,
+				ConstantInt::get(Int64Ty, UKCOV_INLINE_UNREG),
+				"__ukcov_tu_" + Hash);
+	Tu->setAlignment(Align(8));
+	// The cold call's target: the TU's offset into r11, then the
+	// runtime's entry (ABI 2 passes it there).  Naked: the arguments
+	// (the PC, k) stay in rdi and esi; preserve_most for the callers,
+	// whose registers it leaves alone.  Through the GOT, never a PLT
+	// slot: glibc's lazy binding would clobber r10 on the first call
+	// from a shared library (sysdeps/x86_64/dl-trampoline.h saves only
+	// the argument registers).
+	FunctionType *ThunkTy =
+		FunctionType::get(Type::getVoidTy(C), {Int64Ty, Int32Ty}, false);
+	Thunk = Function::Create(ThunkTy, GlobalValue::InternalLinkage,
+				 "__ukcov_thunk_" + Hash, M);
+	Thunk->setCallingConv(CallingConv::PreserveMost);
+	Thunk->addFnAttr(Attribute::Naked);
+	Thunk->addFnAttr(Attribute::NoUnwind);
+	Thunk->addFnAttr(Attribute::Cold);
+	Thunk->addFnAttr(Attribute::NoInline);
+	BasicBlock *Body = BasicBlock::Create(C, "", Thunk);
+	IRBuilder<> TB(Body);
+	TB.CreateCall(InlineAsm::get(
+		FunctionType::get(Type::getVoidTy(C), {Tu->getType()}, false),
+		"leaq ${0:P}(%rip), %r11\n"
+		"\tjmp *" UKCOV_INLINE_PC2_FN "@GOTPCREL(%rip)",
+		"i,~{r11}", /*hasSideEffects=*/true), {Tu});
+	TB.CreateUnreachable();
 	Unlikely = MDBuilder(C).createBranchWeights(1, 1 << 20);
-	// Local labels of one object file: modules merged by LTO must not
-	// share them, so the prefix hashes the module's names.
-	LabelPrefix = ".Lukcov_pc_" +
-		      utohexstr(hash_combine(M.getModuleIdentifier(),
-					     M.getSourceFileName())) + "_";
 }
 
 std::string Instrumenter::labelName()
@@ -191,10 +225,65 @@ std::string Instrumenter::labelName()
 	return LabelPrefix + std::to_string(NextLabel++);
 }
 
-void Instrumenter::injectAtBlock(Function &F, BasicBlock &BB)
+// __ukcov_imap + tu: where this TU's bits start in the thread's map.
+Value *Instrumenter::mapOfTu(IRBuilder<> &IRB)
+{
+	Value *M0 = IRB.CreateLoad(Int8PtrTy, Map, "ukcov.imap");
+	Value *Off = IRB.CreateLoad(Int64Ty, Tu, "ukcov.tu");
+
+	return IRB.CreateGEP(IRB.getInt8Ty(), M0, Off, "ukcov.map");
+}
+
+// The map once per function in a stack slot that mem2reg turns into a
+// register (finish of runOnFunction), loaded again after each call:
+// the runtime changes __ukcov_imap only inside calls (enable, disable,
+// reset, a signal handler's state is restored before it returns).
+// Functions that call setjmp are left to load it per block: a second
+// return from setjmp would bring back the register's old value.
+AllocaInst *Instrumenter::hoistMap(Function &F, BasicBlock::iterator EntryIP)
+{
+	SmallVector<Instruction *, 16> After;
+	BasicBlock &Entry = F.getEntryBlock();
+
+	if (F.callsFunctionThatReturnsTwice())
+		return nullptr;
+	for (BasicBlock &BB : F)
+		for (Instruction &I : BB) {
+			auto *CB = dyn_cast<CallBase>(&I);
+
+			if (!CB || isa<IntrinsicInst>(CB) || CB->isInlineAsm())
+				continue;
+			if (auto *II = dyn_cast<InvokeInst>(CB)) {
+				for (BasicBlock *D : {II->getNormalDest(),
+						      II->getUnwindDest()}) {
+					auto IP = D->getFirstInsertionPt();
+					if (IP != D->end())
+						After.push_back(&*IP);
+				}
+				continue;
+			}
+			if (auto *CI = dyn_cast<CallInst>(CB))
+				if (CI->isMustTailCall())
+					continue;
+			if (Instruction *Next = CB->getNextNode())
+				After.push_back(Next);
+		}
+	AllocaInst *Slot = new AllocaInst(Int8PtrTy, 0, "ukcov.slot",
+					  &*Entry.getFirstInsertionPt());
+	IRBuilder<> IRB(&*EntryIP);
+	EntryStore = IRB.CreateStore(mapOfTu(IRB), Slot);
+	for (Instruction *I : After) {
+		IRBuilder<> R(I);
+		R.CreateStore(mapOfTu(R), Slot);
+	}
+	return Slot;
+}
+
+void Instrumenter::injectAtBlock(Function &F, BasicBlock &BB, AllocaInst *Slot)
 {
 	BasicBlock::iterator IP = BB.getFirstInsertionPt();
 	std::string Label = labelName();
+	uint32_t K = NextPoint++;
 	DebugLoc EntryLoc;
 
 	if (&BB == &F.getEntryBlock()) {
@@ -202,17 +291,22 @@ void Instrumenter::injectAtBlock(Function &F, BasicBlock &BB)
 			EntryLoc = DILocation::get(SP->getContext(),
 						   SP->getScopeLine(), 0, SP);
 		IP = entryInsertPoint(BB);
+		// After the map's first computation (hoistMap).
+		if (Slot)
+			IP = std::next(EntryStore->getIterator());
 	}
 	IRBuilder<> IRB(&*IP);
 	if (EntryLoc)
 		IRB.SetCurrentDebugLocation(EntryLoc);
-	InlineAsm *Gate = InlineAsm::get(
-		FunctionType::get(Int32Ty, {OnObj->getType()}, false),
-		gateAsm(Label), "=r,r", /*hasSideEffects=*/true);
-	CallInst *On = IRB.CreateCall(Gate, {OnObj});
-	On->addFnAttr(Attribute::NoUnwind);
-	On->addFnAttr(Attribute::NoDuplicate);
-	Value *Cond = IRB.CreateICmpNE(On, ConstantInt::get(Int32Ty, 0));
+	Value *P = Slot ? IRB.CreateLoad(Int8PtrTy, Slot) : mapOfTu(IRB);
+	InlineAsm *Test = InlineAsm::get(
+		FunctionType::get(IRB.getInt8Ty(), {Int8PtrTy}, false),
+		testAsm(Label, K), "={@ccz},r,~{dirflag},~{fpsr},~{flags}",
+		/*hasSideEffects=*/true);
+	CallInst *Z = IRB.CreateCall(Test, {P});
+	Z->addFnAttr(Attribute::NoUnwind);
+	Z->addFnAttr(Attribute::NoDuplicate);
+	Value *Cond = IRB.CreateICmpNE(Z, IRB.getInt8(0));
 	Instruction *Then = SplitBlockAndInsertIfThen(Cond, &*IP, false,
 						      Unlikely);
 	IRBuilder<> Cold(Then);
@@ -223,16 +317,17 @@ void Instrumenter::injectAtBlock(Function &F, BasicBlock &BB)
 	CallInst *Pc = Cold.CreateCall(PcFn, {});
 	Pc->addFnAttr(Attribute::NoUnwind);
 	Pc->addFnAttr(Attribute::NoDuplicate);
-	CallInst *Rec = Cold.CreateCall(RecordFn, {Pc});
+	CallInst *Rec = Cold.CreateCall(Thunk, {Pc, Cold.getInt32(K)});
 	Rec->setCallingConv(CallingConv::PreserveMost);
 	Rec->setCannotMerge();
+	Rec->addFnAttr(Attribute::NoUnwind);
 }
 
 bool Instrumenter::runOnFunction(Function &F)
 {
 	SmallVector<BasicBlock *, 16> Blocks;
 
-	if (!shouldInstrumentFunction(F))
+	if (!shouldInstrumentFunction(F) || &F == Thunk)
 		return false;
 	// -fsanitize-coverage=trace-pc is edge coverage: critical edges
 	// get their own block, as in SanitizerCoverage.
@@ -243,9 +338,50 @@ bool Instrumenter::runOnFunction(Function &F)
 	for (BasicBlock &BB : F)
 		if (shouldInstrumentBlock(F, &BB, DT, PDT))
 			Blocks.push_back(&BB);
+	if (Blocks.empty())
+		return false;
+	AllocaInst *Slot = hoistMap(F, entryInsertPoint(F.getEntryBlock()));
 	for (BasicBlock *BB : Blocks)
-		injectAtBlock(F, *BB);
-	return !Blocks.empty();
+		injectAtBlock(F, *BB, Slot);
+	if (Slot) {
+		DominatorTree After(F);
+
+		if (isAllocaPromotable(Slot))
+			PromoteMemToReg({Slot}, After);
+	}
+	return true;
+}
+
+// The TU's constructor numbers its points before any other constructor
+// of the program runs (priority 1; SanitizerCoverage's are 2).
+void Instrumenter::finish()
+{
+	LLVMContext &C = M.getContext();
+
+	if (NextPoint > UKCOV_INLINE_TU_MAX) {
+		C.emitError("ukcov inline instrumentation: more than " +
+			    Twine(UKCOV_INLINE_TU_MAX) +
+			    " points in one translation unit; build it with "
+			    "UKCOV_INLINE=0 (calls)");
+		return;
+	}
+	if (NextPoint == 0) {
+		Thunk->eraseFromParent();
+		Tu->eraseFromParent();
+		return;
+	}
+	FunctionCallee Init = M.getOrInsertFunction(
+		UKCOV_INLINE_INIT_FN,
+		FunctionType::get(Type::getVoidTy(C), {Tu->getType(), Int32Ty},
+				  false));
+	Function *Ctor = Function::Create(
+		FunctionType::get(Type::getVoidTy(C), false),
+		GlobalValue::InternalLinkage, "__ukcov_ctor_" + Hash, M);
+	Ctor->addFnAttr(Attribute::NoUnwind);
+	IRBuilder<> IRB(BasicBlock::Create(C, "", Ctor));
+	IRB.CreateCall(Init, {Tu, IRB.getInt32(NextPoint)});
+	IRB.CreateRetVoid();
+	appendToGlobalCtors(M, Ctor, 1);
 }
 
 struct UkcovInlinePass : PassInfoMixin<UkcovInlinePass> {
@@ -265,6 +401,7 @@ struct UkcovInlinePass : PassInfoMixin<UkcovInlinePass> {
 		Instrumenter I(M);
 		for (Function &F : M)
 			Changed |= I.runOnFunction(F);
+		I.finish();
 		return Changed ? PreservedAnalyses::none()
 			       : PreservedAnalyses::all();
 	}
