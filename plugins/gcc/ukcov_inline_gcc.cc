@@ -6,23 +6,40 @@
  * Instruments the blocks gcc's own -fsanitize-coverage=trace-pc would
  * (gcc/sancov.cc: every block with a statement, at its first
  * statement after the labels, with that statement's location), with the
- * code of include/ukcov/inline.h, ABI 1, as one volatile asm statement:
+ * code of include/ukcov/inline.h, ABI 2.  A function gets
  *
- *	cmpl	$0, 4(&__ukcov_sancov)		the callback's gate
- *   L:	jne	cold				L is in __ukcov_pcs
+ *	m = __ukcov_imap + __ukcov_tu		at its entry and after every
+ *						call, a value gcc keeps in a
+ *						register (SSA, with PHIs)
+ *
+ * and each instrumented block one volatile asm statement, point k:
+ *
+ *	testb	$(1 << (k & 7)), (k >> 3)(m)
+ *   L:	je	cold				L is in __ukcov_pcs
  *   back:
  *	...the block...
  *   cold (section .text.unlikely.ukcov):
- *	skip the red zone; save rdi; rdi = L
- *	call __ukcov_inline_pc_v1		preserve_most: only r11 lost
+ *	skip the red zone; save rdi, rsi; rdi = L; esi = k
+ *	call .Lukcov_thunk			r11 = &__ukcov_tu, then
+ *						__ukcov_inline_pc_v2
  *	restore; jmp back
  *
- * One statement, so that a copy of it (gcc may duplicate blocks) has its
- * own labels (%=) and its own table entry.  The call is inside the asm
- * because gcc has no preserve_most: an ordinary call would cost the hot
- * path its caller-saved registers.  The cold code has no unwind
- * information of its own; nothing unwinds through it (the runtime's C
- * half does not throw, and a signal handler returns to it).
+ * The assembler numbers the points: each statement takes k from the
+ * counter .Lukcov_n and increments it, so a statement gcc duplicated
+ * (RTL passes copy small blocks: bb-reorder.cc copy_bb_p) is a point
+ * of its own, with its own bit, label (%=) and table entry, never a
+ * second user of one bit that would never record.  At the end of the
+ * unit the counter is n, and a constructor of priority 1 (before every
+ * ordinary constructor, as the clang plugin's) calls
+ * __ukcov_inline_init_v2(&__ukcov_tu, n).
+ *
+ * The call is inside the asm because gcc has no preserve_most: an
+ * ordinary call would cost the hot path its caller-saved registers.  It
+ * goes through the GOT, never a PLT slot: glibc's lazy binding
+ * (sysdeps/x86_64/dl-trampoline.h) clobbers r11, which carries &tu, and
+ * r10.  The cold code has no unwind information of its own; nothing
+ * unwinds through it (the runtime's C half does not throw, and a signal
+ * handler returns to it).
  *
  * Built against the installed gcc's plugin headers (gcc-12-plugin-dev):
  * a gcc of another version refuses it with one message
@@ -39,7 +56,9 @@
 #include "basic-block.h"
 #include "gimple.h"
 #include "gimple-iterator.h"
-#include "stringpool.h"
+#include "ssa.h"
+#include "tree-cfg.h"
+#include "tree-into-ssa.h"
 #include "attribs.h"
 #include "diagnostic-core.h"
 #include "output.h"
@@ -50,17 +69,28 @@ int plugin_is_GPL_compatible;
 
 namespace {
 
-const char Asm[] =
-	"cmpl\t$0, " "%c1(%0)\n"
+/* The TU's byte offset in every map (inline.h), a local symbol that
+ * the asm statements name. */
+const char TuName[] = "__ukcov_tu";
+
+/* Point k: operand 0 is m.  The label is the end of the test, so the
+ * tool's point (L - 1) is the test's last byte, in the block. */
+const char PointAsm[] =
+	".set\t.Lukcov_k%=, .Lukcov_n\n"
+	"\t.set\t.Lukcov_n, .Lukcov_n + 1\n"
+	"\ttestb\t$(1 << (.Lukcov_k%= & 7)), (.Lukcov_k%= >> 3)(%0)\n"
 	".Lukcov_pc%=:\n"
-	"\tjne\t.Lukcov_cold%=\n"
+	"\tje\t.Lukcov_cold%=\n"
 	".Lukcov_back%=:\n"
 	"\t.pushsection .text.unlikely.ukcov,\"ax\",@progbits\n"
 	".Lukcov_cold%=:\n"
 	"\tleaq\t-128(%%rsp), %%rsp\n"
 	"\tpushq\t%%rdi\n"
+	"\tpushq\t%%rsi\n"
 	"\tleaq\t.Lukcov_pc%=(%%rip), %%rdi\n"
-	"\tcall\t" UKCOV_INLINE_PC_FN "@PLT\n"
+	"\tmovl\t$.Lukcov_k%=, %%esi\n"
+	"\tcall\t.Lukcov_thunk\n"
+	"\tpopq\t%%rsi\n"
 	"\tpopq\t%%rdi\n"
 	"\tleaq\t128(%%rsp), %%rsp\n"
 	"\tjmp\t.Lukcov_back%=\n"
@@ -70,22 +100,62 @@ const char Asm[] =
 	"\t.quad\t.Lukcov_pc%=\n"
 	"\t.popsection";
 
-tree on_object;
+tree imap_decl;		/* extern __thread uint8_t *__ukcov_imap */
+tree tu_decl;		/* static uint64_t __ukcov_tu */
+unsigned long npoints;	/* asm statements inserted, before any copy */
 
-/* extern char __ukcov_sancov[]: the object, not the word (inline.h). */
-tree gate_object(void)
+tree map_object(void)
 {
-	if (!on_object) {
-		on_object = build_decl(UNKNOWN_LOCATION, VAR_DECL,
-				       get_identifier(UKCOV_INLINE_ON_SYM),
-				       char_type_node);
-		TREE_PUBLIC(on_object) = 1;
-		DECL_EXTERNAL(on_object) = 1;
-		TREE_ADDRESSABLE(on_object) = 1;
-		DECL_ARTIFICIAL(on_object) = 1;
-		varpool_node::get_create(on_object);
+	if (!imap_decl) {
+		imap_decl = build_decl(UNKNOWN_LOCATION, VAR_DECL,
+				       get_identifier(UKCOV_INLINE_MAP_SYM),
+				       build_pointer_type(
+					       unsigned_char_type_node));
+		TREE_PUBLIC(imap_decl) = 1;
+		DECL_EXTERNAL(imap_decl) = 1;
+		DECL_ARTIFICIAL(imap_decl) = 1;
+		set_decl_tls_model(imap_decl, TLS_MODEL_INITIAL_EXEC);
+		varpool_node::get_create(imap_decl);
 	}
-	return on_object;
+	return imap_decl;
+}
+
+/* Made with the unit's first point, so that a unit without points has
+ * neither the variable nor a constructor. */
+tree tu_object(void)
+{
+	if (!tu_decl) {
+		tu_decl = build_decl(UNKNOWN_LOCATION, VAR_DECL,
+				     get_identifier(TuName),
+				     long_unsigned_type_node);
+		TREE_STATIC(tu_decl) = 1;
+		TREE_USED(tu_decl) = 1;
+		DECL_ARTIFICIAL(tu_decl) = 1;
+		DECL_PRESERVE_P(tu_decl) = 1;	/* the constructor's */
+		SET_DECL_ALIGN(tu_decl, 64);
+		DECL_USER_ALIGN(tu_decl) = 1;
+		DECL_INITIAL(tu_decl) = build_int_cst(long_unsigned_type_node,
+						      UKCOV_INLINE_UNREG);
+		SET_DECL_ASSEMBLER_NAME(tu_decl, get_identifier(TuName));
+		varpool_node::add(tu_decl);
+	}
+	return tu_decl;
+}
+
+/* lhs = __ukcov_imap + __ukcov_tu: where the TU's bits start in the
+ * thread's map. */
+gimple_seq map_seq(tree lhs)
+{
+	tree ptr = TREE_TYPE(map_object());
+	tree base = make_ssa_name(ptr);
+	tree ofs = make_ssa_name(long_unsigned_type_node);
+	gimple_seq seq = NULL;
+
+	gimple_seq_add_stmt(&seq, gimple_build_assign(base, map_object()));
+	gimple_seq_add_stmt(&seq, gimple_build_assign(ofs, tu_object()));
+	gimple_seq_add_stmt(&seq, gimple_build_assign(lhs, POINTER_PLUS_EXPR,
+						      base, ofs));
+	return seq;
 }
 
 tree asm_operand(const char *constraint, tree value)
@@ -101,24 +171,101 @@ tree asm_clobber(const char *reg)
 			       build_string((int)strlen(reg) + 1, reg));
 }
 
-void instrument_block(basic_block bb)
+/* The point of the block starting at gsi (its first statement after
+ * the labels), testing map m. */
+void insert_point(gimple_stmt_iterator *gsi, tree m)
 {
-	gimple_stmt_iterator gsi = gsi_start_nondebug_after_labels_bb(bb);
 	vec<tree, va_gc> *in = NULL, *clob = NULL;
 	gasm *g;
 
-	if (gsi_end_p(gsi))
-		return;
-	vec_safe_push(in, asm_operand("r", build_fold_addr_expr(gate_object())));
-	vec_safe_push(in, asm_operand("i", build_int_cst(integer_type_node,
-							 UKCOV_INLINE_ON_OFS)));
+	vec_safe_push(in, asm_operand("r", m));
 	vec_safe_push(clob, asm_clobber("r11"));
 	vec_safe_push(clob, asm_clobber("cc"));
-	g = gimple_build_asm_vec(Asm, in, NULL, clob, NULL);
+	g = gimple_build_asm_vec(PointAsm, in, NULL, clob, NULL);
 	gimple_asm_set_volatile(g, true);
-	gimple_asm_set_inline(g, true);
-	gimple_set_location(g, gimple_location(gsi_stmt(gsi)));
-	gsi_insert_before(&gsi, g, GSI_SAME_STMT);
+	gimple_set_location(g, gimple_location(gsi_stmt(*gsi)));
+	gsi_insert_before(gsi, g, GSI_SAME_STMT);
+	npoints++;
+}
+
+/* A call other than to an internal function (expanded inline). */
+bool is_call(gimple *s)
+{
+	return is_gimple_call(s) && !gimple_call_internal_p(s);
+}
+
+/*
+ * m, a variable the renamer (update_ssa) turns into SSA names: set on
+ * the function's entry edge and after every call, since the runtime
+ * changes __ukcov_imap only inside calls (enable, disable, reset; a
+ * signal handler's changes are undone before it returns).  A call
+ * that ends its block (one that may throw) sets it on its normal
+ * edges; a block entered by an exception edge sets it first.
+ */
+void place_map(function *fun, tree m)
+{
+	basic_block bb;
+
+	gsi_insert_seq_on_edge(single_succ_edge(ENTRY_BLOCK_PTR_FOR_FN(fun)),
+			       map_seq(m));
+	FOR_EACH_BB_FN(bb, fun) {
+		gimple_stmt_iterator gsi;
+		edge e;
+		edge_iterator ei;
+
+		if (bb_has_eh_pred(bb)) {
+			gsi = gsi_after_labels(bb);
+			gsi_insert_seq_before(&gsi, map_seq(m),
+					      GSI_SAME_STMT);
+		}
+		for (gsi = gsi_start_bb(bb); !gsi_end_p(gsi); gsi_next(&gsi)) {
+			gimple *s = gsi_stmt(gsi);
+
+			if (!is_call(s))
+				continue;
+			if (!stmt_ends_bb_p(s)) {
+				gsi_insert_seq_after(&gsi, map_seq(m),
+						     GSI_SAME_STMT);
+				continue;
+			}
+			FOR_EACH_EDGE(e, ei, bb->succs)
+				if (!(e->flags & (EDGE_EH | EDGE_ABNORMAL)))
+					gsi_insert_seq_on_edge(e, map_seq(m));
+		}
+	}
+	gsi_commit_edge_inserts();
+}
+
+void instrument_function(function *fun)
+{
+	auto_vec<basic_block> blocks;
+	basic_block bb;
+	tree m = NULL_TREE;
+	/* A second return from setjmp (or a nonlocal goto's arrival) would
+	 * find a register's value from before the call: such functions
+	 * compute m at each point. */
+	bool per_point = fun->calls_setjmp || fun->has_nonlocal_label;
+
+	FOR_EACH_BB_FN(bb, fun)
+		if (!gsi_end_p(gsi_start_nondebug_after_labels_bb(bb)))
+			blocks.safe_push(bb);
+	if (blocks.is_empty())
+		return;
+	if (!per_point)
+		m = create_tmp_reg(TREE_TYPE(map_object()), "ukcov_map");
+	for (basic_block b : blocks) {
+		gimple_stmt_iterator gsi = gsi_start_nondebug_after_labels_bb(b);
+
+		if (per_point) {
+			m = make_ssa_name(TREE_TYPE(map_object()));
+			gsi_insert_seq_before(&gsi, map_seq(m), GSI_SAME_STMT);
+		}
+		insert_point(&gsi, m);
+	}
+	if (!per_point)
+		place_map(fun, m);
+	/* The loads of __ukcov_imap and __ukcov_tu need virtual operands. */
+	mark_virtual_operands_for_renaming(fun);
 }
 
 /* gcc/sancov.cc leaves these alone too. */
@@ -135,7 +282,7 @@ bool skip_function(function *fun)
 
 const pass_data inline_pass_data = {
 	GIMPLE_PASS, "ukcov_inline", OPTGROUP_NONE, TV_NONE,
-	PROP_cfg, 0, 0, 0, TODO_update_ssa,
+	PROP_cfg | PROP_ssa, 0, 0, 0, TODO_update_ssa,
 };
 
 /* One instance after gcc's "sancov" (optimizing) and one after
@@ -152,12 +299,8 @@ public:
 	}
 	unsigned int execute(function *fun) final override
 	{
-		basic_block bb;
-
-		if (skip_function(fun))
-			return 0;
-		FOR_EACH_BB_FN(bb, fun)
-			instrument_block(bb);
+		if (!skip_function(fun))
+			instrument_function(fun);
 		return 0;
 	}
 
@@ -174,6 +317,54 @@ void register_after(const char *plugin, const char *ref, bool o0)
 	info.ref_pass_instance_number = 1;
 	info.pos_op = PASS_POS_INSERT_AFTER;
 	register_callback(plugin, PLUGIN_PASS_MANAGER_SETUP, NULL, &info);
+}
+
+/* The points' counter starts the assembly. */
+void start_unit(void *, void *)
+{
+	if (asm_out_file)
+		fputs("\t.set\t.Lukcov_n, 0\n", asm_out_file);
+}
+
+/*
+ * After the last function: the thunk the points call, and the
+ * constructor, a tail call through the GOT with n, the assembler's
+ * count of the points.  In .init_array.00001: GNU ld's scripts sort
+ * .init_array.* by priority (SORT_BY_INIT_PRIORITY) before the plain
+ * .init_array of ordinary constructors, in executables, shared objects
+ * and -static links alike; priority 1 is the lowest gcc's own section
+ * names use.  The .if catches a count that gcc's copies pushed over
+ * the limit.
+ */
+void finish_unit(void *, void *)
+{
+	if (!tu_decl || !asm_out_file || seen_error())
+		return;
+	if (npoints > UKCOV_INLINE_TU_MAX) {
+		error("ukcov inline plugin: %lu points in one translation "
+		      "unit, more than %u; build it with %<UKCOV_INLINE=0%> "
+		      "(calls)", npoints, UKCOV_INLINE_TU_MAX);
+		return;
+	}
+	fprintf(asm_out_file,
+		"\t.if\t.Lukcov_n > %u\n"
+		"\t.error\t\"ukcov inline plugin: more than %u points in one "
+		"translation unit; build it with UKCOV_INLINE=0 (calls)\"\n"
+		"\t.endif\n"
+		"\t.section\t.text.unlikely.ukcov,\"ax\",@progbits\n"
+		".Lukcov_thunk:\n"
+		"\tleaq\t%s(%%rip), %%r11\n"
+		"\tjmp\t*" UKCOV_INLINE_PC2_FN "@GOTPCREL(%%rip)\n"
+		"\t.type\t__ukcov_ctor, @function\n"
+		"__ukcov_ctor:\n"
+		"\tleaq\t%s(%%rip), %%rdi\n"
+		"\tmovl\t$.Lukcov_n, %%esi\n"
+		"\tjmp\t*" UKCOV_INLINE_INIT_FN "@GOTPCREL(%%rip)\n"
+		"\t.size\t__ukcov_ctor, .-__ukcov_ctor\n"
+		"\t.section\t.init_array.00001,\"aw\",@init_array\n"
+		"\t.p2align 3\n"
+		"\t.quad\t__ukcov_ctor\n",
+		UKCOV_INLINE_TU_MAX, UKCOV_INLINE_TU_MAX, TuName, TuName);
 }
 
 } // namespace
@@ -199,5 +390,8 @@ int plugin_init(struct plugin_name_args *info,
 	}
 	register_after(info->base_name, "sancov", false);
 	register_after(info->base_name, "sancov_O0", true);
+	register_callback(info->base_name, PLUGIN_START_UNIT, start_unit, NULL);
+	register_callback(info->base_name, PLUGIN_FINISH_UNIT, finish_unit,
+			  NULL);
 	return 0;
 }
