@@ -10,8 +10,9 @@
 #   core-{gcc,clang}-static   $(B)/libukcov.a, -Wl,--wrap=pthread_create
 #                             (as pkg-config --static --libs ukcov)
 #   core-{gcc,clang}-pc       trace-pc-only targets, -lukcov
-#   core-clang-inline[-static] targets instrumented inline by the clang
-#                             plugin (plugins/), -lukcov / libukcov.a
+#   core-{gcc,clang}-inline[-static] targets instrumented inline by the
+#                             compiler's plugin (plugins/), -lukcov /
+#                             libukcov.a
 #   preload-{gcc,clang}       nothing of ukcov linked in; run with
 #                             LD_PRELOAD=$(B)/libukcov.so.0
 
@@ -42,13 +43,22 @@ CORE_PRELOAD_OBJS := $(CORE_HARNESS:%=$(CORE_OUT)/obj-preload/%.o)
 CORE_BINS := $(addprefix $(CORE_OUT)/, core-gcc core-clang \
                core-gcc-static core-clang-static core-gcc-pc core-clang-pc \
                preload-gcc preload-clang)
-# Inline targets where the plugin is built (plugins/plugins.mk), for
-# x86-64 only: the plugin refuses other targets (CROSS builds).
+# Inline targets for each compiler whose plugin is built
+# (plugins/plugins.mk), for x86-64 only: the plugins refuse other
+# targets (CROSS builds).
+CORE_INLINE_CCS :=
 ifeq ($(CROSS),)
 ifneq ($(wildcard $(LLVM_INCDIR)/llvm/Passes/PassPlugin.h),)
-CORE_BINS += $(addprefix $(CORE_OUT)/, core-clang-inline core-clang-inline-static)
+CORE_INLINE_CCS += clang
+endif
+ifneq ($(wildcard $(GCC_PLUGIN_INC)/gcc-plugin.h),)
+CORE_INLINE_CCS += gcc
 endif
 endif
+CORE_BINS += $(foreach c,$(CORE_INLINE_CCS), \
+               $(CORE_OUT)/core-$(c)-inline $(CORE_OUT)/core-$(c)-inline-static)
+CORE_INLINE_FLAGS_clang := -fpass-plugin=$(CLANG_PLUGIN)
+CORE_INLINE_FLAGS_gcc   := -fplugin=$(GCC_PLUGIN)
 
 .PHONY: core-tests
 core-tests: $(CORE_BINS)
@@ -73,20 +83,22 @@ $(CORE_OUT)/targets-%-pc.o: $(CORE_SRC)/targets/targets.c $(CORE_HDRS)
 	$(CORE_TCC_$*) $(CORE_TCFLAGS) -fsanitize-coverage=trace-pc \
 	    -DTARGET_HAS_CMP=0 -c $< -o $@
 
-# Inline: PC points only (the plugin has no CMP mode).
-$(CORE_OUT)/targets-clang-inline.o: $(CORE_SRC)/targets/targets.c $(CORE_HDRS) $(CLANG_PLUGIN)
+# Inline: PC points only (the plugins have no CMP mode).
+$(CORE_OUT)/targets-clang-inline.o: $(CLANG_PLUGIN)
+$(CORE_OUT)/targets-gcc-inline.o: $(GCC_PLUGIN)
+$(CORE_OUT)/targets-%-inline.o: $(CORE_SRC)/targets/targets.c $(CORE_HDRS)
 	@mkdir -p $(dir $@)
-	$(CORE_TCC_clang) $(CORE_TCFLAGS) -fpass-plugin=$(CLANG_PLUGIN) \
+	$(CORE_TCC_$*) $(CORE_TCFLAGS) $(CORE_INLINE_FLAGS_$*) \
 	    -DTARGET_HAS_CMP=0 -DTARGET_INLINE=1 -c $< -o $@
 
 CORE_LIB_DEPS := $(B)/libukcov.so $(B)/libukcov.a $(B)/libukcov_cb.a
 
-$(CORE_OUT)/core-clang-inline: $(CORE_OBJS) $(CORE_OUT)/targets-clang-inline.o $(CORE_LIB_DEPS)
-	$(CORE_HCC) $(CORE_OBJS) $(CORE_OUT)/targets-clang-inline.o $(CORE_SHARED) \
+$(CORE_OUT)/core-%-inline: $(CORE_OBJS) $(CORE_OUT)/targets-%-inline.o $(CORE_LIB_DEPS)
+	$(CORE_HCC) $(CORE_OBJS) $(CORE_OUT)/targets-$*-inline.o $(CORE_SHARED) \
 	    $(CORE_LDLIBS) -o $@
 
-$(CORE_OUT)/core-clang-inline-static: $(CORE_OBJS) $(CORE_OUT)/targets-clang-inline.o $(CORE_LIB_DEPS)
-	$(CORE_HCC) $(CORE_OBJS) $(CORE_OUT)/targets-clang-inline.o $(B)/libukcov.a \
+$(CORE_OUT)/core-%-inline-static: $(CORE_OBJS) $(CORE_OUT)/targets-%-inline.o $(CORE_LIB_DEPS)
+	$(CORE_HCC) $(CORE_OBJS) $(CORE_OUT)/targets-$*-inline.o $(B)/libukcov.a \
 	    $(CORE_LDLIBS) -Wl,--wrap=pthread_create -o $@
 
 $(CORE_OUT)/core-%-pc: $(CORE_OBJS) $(CORE_OUT)/targets-%-pc.o $(CORE_LIB_DEPS)

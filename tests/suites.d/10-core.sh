@@ -3,7 +3,7 @@
 # ("make test-prep" or "make core-tests").  Every behavioural test runs
 # against gcc- and clang-instrumented targets, linked three ways
 # (-lukcov, libukcov.a, LD_PRELOAD), plus trace-pc-only targets and
-# clang inline targets (plugins/clang).  Prints
+# inline targets (plugins/clang, plugins/gcc).  Prints
 # one line per test and, last, "N passed, N failed".
 . tests/lib.sh
 D=$B/tests/core
@@ -48,18 +48,21 @@ for cc in gcc clang; do
     fi
 done
 
-# Targets instrumented inline by the clang plugin (plugins/): every
-# test again, PCs checked against the plugin's table, shared and static.
-if [ -e "$B/ukcov-inline-clang.so" ]; then
-    check "build/core-clang-inline-has-pc-table" sh -c \
-        "readelf -S '$D/core-clang-inline' | grep -q ' __ukcov_pcs '"
-    run core-clang-inline
-    check "build/core-clang-inline-static-has-runtime" static_runtime \
-        "$D/core-clang-inline-static"
-    run core-clang-inline-static
-else
-    echo "skipped core-clang-inline: the clang plugin is not built (llvm-14-dev)"
-fi
+# Targets instrumented inline by each compiler's plugin (plugins/):
+# every test again, PCs checked against the plugin's table, shared and
+# static.
+for cc in clang gcc; do
+    if [ ! -e "$B/ukcov-inline-$cc.so" ]; then
+        echo "skipped core-$cc-inline: the $cc plugin is not built (scripts/deps.sh installs its headers)"
+        continue
+    fi
+    check "build/core-$cc-inline-has-pc-table" sh -c \
+        "readelf -S '$D/core-$cc-inline' | grep -q ' __ukcov_pcs '"
+    run core-$cc-inline
+    check "build/core-$cc-inline-static-has-runtime" static_runtime \
+        "$D/core-$cc-inline-static"
+    run core-$cc-inline-static
+done
 
 # The tracing-off path of every callback is the fall-through, in the
 # archives as built and with clang compiling the same file.
