@@ -176,6 +176,22 @@ for cc in clang gcc; do
 		 grep -q ' main\$' $cc-inl-O2-unique.txt && grep -q '^records [1-9]' $cc-inl-O2-unique.txt"
 done
 
+# A function that enables kcov itself: its points after the
+# KCOV_ENABLE call read the thread's new map (the map is loaded again
+# after every call), so they record as the calls do.
+for cc in clang gcc; do
+	for o in O0 O2; do
+		for m in 0 1; do
+			UKCOV_CC=$cc UKCOV_INLINE=$m "$CCW" -$o "$SRC/self.c" \
+				-o self-$cc-$o-$m >"$T/build.log" 2>&1 ||
+				bad "$cc -$o self.c UKCOV_INLINE=$m builds" "$(tail -3 "$T/build.log")"
+			UKCOV_DEVICE=ukcov ./self-$cc-$o-$m >self-$cc-$o-$m.txt 2>&1
+		done
+		check "$cc -$o: main's own points after its KCOV_ENABLE record as the calls ($(cat self-$cc-$o-0.txt))" sh -c \
+			"grep -qx '[1-9][0-9]*' self-$cc-$o-0.txt && cmp -s self-$cc-$o-0.txt self-$cc-$o-1.txt"
+	done
+done
+
 # coverage=1 (the process-wide PC set, not a kcov descriptor): the same
 # .sancov files' functions and lines.
 sancov_of() {
