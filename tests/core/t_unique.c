@@ -1076,6 +1076,84 @@ static void t_inline_bits(const struct kc *k)
 	close(fd);
 }
 
+/* The targets of one basic block each (targets.h): calls the i-th,
+ * returns its address. */
+#define ONE_BLOCK_N 13
+static const void *call_one_block(unsigned i)
+{
+	switch (i) {
+	case 0:
+		target_leaf();
+		return (const void *)target_leaf;
+	case 1:
+		target_leaf2();
+		return (const void *)target_leaf2;
+	case 2:
+		target_leaf3();
+		return (const void *)target_leaf3;
+	case 3:
+		(void)target_cmp1(1, 2);
+		return (const void *)target_cmp1;
+	case 4:
+		(void)target_cmp2(1, 2);
+		return (const void *)target_cmp2;
+	case 5:
+		(void)target_cmp4(1, 2);
+		return (const void *)target_cmp4;
+	case 6:
+		(void)target_cmp8(1, 2);
+		return (const void *)target_cmp8;
+	case 7:
+		(void)target_scmp1(1, 2);
+		return (const void *)target_scmp1;
+	case 8:
+		(void)target_ccmp1(1);
+		return (const void *)target_ccmp1;
+	case 9:
+		(void)target_ccmp2(1);
+		return (const void *)target_ccmp2;
+	case 10:
+		(void)target_ccmp4(1);
+		return (const void *)target_ccmp4;
+	case 11:
+		(void)target_ccmp8(1);
+		return (const void *)target_ccmp8;
+	default:
+		(void)target_ccmp4_left(1);
+		return (const void *)target_ccmp4_left;
+	}
+}
+
+/*
+ * Each inline point tests its own bit and no other: the points reached
+ * first in one order, then after a reset in the other, are each
+ * recorded once, in the order they ran.  A point that tested another's
+ * bit (or byte) would be lost whenever that point had recorded first.
+ */
+static void t_inline_order(const struct kc *k)
+{
+	uint64_t bw = INLINE_BW, *buf, *tr;
+	int fd = kc_setup(k, bw + 512, &buf);
+
+	tr = buf + bw;
+	uniq_enable_ok(k, fd, bw);
+	for (unsigned pass = 0; pass < 2; pass++) {
+		const void *ran[ONE_BLOCK_N];
+
+		user_reset(buf, bw);
+		for (unsigned i = 0; i < ONE_BLOCK_N; i++)
+			ran[i] = call_one_block(pass ? ONE_BLOCK_N - 1 - i : i);
+		for (unsigned i = 0; i < ONE_BLOCK_N; i++)
+			call_one_block(i);
+		CHECK_EQ(rec_count(tr), ONE_BLOCK_N);
+		CHECK_EQ(bitmap_popcount(buf, bw), ONE_BLOCK_N);
+		for (unsigned i = 0; i < ONE_BLOCK_N; i++)
+			expect_pcs_in(tr, i, 1, ran[i]);
+	}
+	kc_disable_ok(k, fd);
+	close(fd);
+}
+
 void register_unique_tests(void)
 {
 	reg_one("unique.bsd_refuse", t_bsd_refuse, FL_FREEBSD,
@@ -1115,6 +1193,8 @@ void register_unique_tests(void)
 	 * have their guard numbers' bits instead. */
 	if (target_inline) {
 		reg_one("unique.inline_bits", t_inline_bits, FL_LINUX,
+			core_have_native, 0);
+		reg_one("unique.inline_order", t_inline_order, FL_LINUX,
 			core_have_native, 0);
 	} else {
 		reg_one("unique.direct_bits", t_direct_bits, FL_LINUX,

@@ -11,10 +11,10 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 
-#define KCOV_INIT_TRACE	_IOR('c', 1, unsigned long)
-#define KCOV_ENABLE	_IO('c', 100)
-#define KCOV_TRACE_PC	0
-#define COVER_SIZE	4096
+#define KCOV_INIT_TRACE _IOR('c', 1, unsigned long)
+#define KCOV_ENABLE _IO('c', 100)
+#define KCOV_TRACE_PC 0
+#define COVER_SIZE 4096
 
 volatile int sink;
 
