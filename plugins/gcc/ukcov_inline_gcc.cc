@@ -45,6 +45,7 @@
  * a gcc of another version refuses it with one message
  * (plugin_default_version_check), never loads it half-way.
  */
+#define INCLUDE_STRING
 #include "gcc-plugin.h"
 #include "plugin-version.h"
 
@@ -74,9 +75,10 @@ namespace {
 const char TuName[] = "__ukcov_tu";
 
 /* Point k: operand 0 is m.  The label is the end of the test, so the
- * tool's point (L - 1) is the test's last byte, in the block. */
+ * tool's point (L - 1) is the test's last byte, in the block.  Its
+ * first line, with the statement's own number (point_asm), comes
+ * before. */
 const char PointAsm[] =
-	".set\t.Lukcov_k%=, .Lukcov_n\n"
 	"\t.set\t.Lukcov_n, .Lukcov_n + 1\n"
 	"\ttestb\t$(1 << (.Lukcov_k%= & 7)), (.Lukcov_k%= >> 3)(%0)\n"
 	".Lukcov_pc%=:\n"
@@ -171,18 +173,36 @@ tree asm_clobber(const char *reg)
 			       build_string((int)strlen(reg) + 1, reg));
 }
 
+/*
+ * The asm of the unit's GIMPLE point number id: k from the counter,
+ * and the id in a comment, so that no two statements are the same RTL
+ * (rtl cross-jumping merges identical tails, which would leave two
+ * blocks one point: trace-pc's calls are merged less, as each block's
+ * code around its call differs more).
+ */
+std::string point_asm(unsigned long id)
+{
+	return ".set\t.Lukcov_k%=, .Lukcov_n\t# ukcov point " +
+	       std::to_string(id) + "\n" + PointAsm;
+}
+
 /* The point of the block starting at gsi (its first statement after
  * the labels), testing map m. */
 void insert_point(gimple_stmt_iterator *gsi, tree m)
 {
 	vec<tree, va_gc> *in = NULL, *clob = NULL;
+	std::string text = point_asm(npoints);
 	gasm *g;
 
 	vec_safe_push(in, asm_operand("r", m));
 	vec_safe_push(clob, asm_clobber("r11"));
 	vec_safe_push(clob, asm_clobber("cc"));
-	g = gimple_build_asm_vec(PointAsm, in, NULL, clob, NULL);
+	g = gimple_build_asm_vec(text.c_str(), in, NULL, clob, NULL);
 	gimple_asm_set_volatile(g, true);
+	/* Sized as one instruction, as trace-pc's call is: gcc's late
+	 * GIMPLE passes (jump threading, unrolling, after "sancov") copy
+	 * the blocks they would copy in the calls build. */
+	gimple_asm_set_inline(g, true);
 	gimple_set_location(g, gimple_location(gsi_stmt(*gsi)));
 	gsi_insert_before(gsi, g, GSI_SAME_STMT);
 	npoints++;
