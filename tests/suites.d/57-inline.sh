@@ -192,6 +192,28 @@ for cc in clang gcc; do
 	done
 done
 
+# Points gcc copies (copies.c: jump threading after the coverage
+# pass): the same points per line as the calls, and every copy records
+# on its own in unique mode (a copy that shared its original's bit
+# would never record once the original had).
+per_line() { sed 's/^0x[0-9a-f]* *//; s|.*/||' | sort | uniq -c; }
+for cc in clang gcc; do
+	for m in 0 1; do
+		x=copies-$cc-$m
+		UKCOV_CC=$cc UKCOV_INLINE=$m "$CCW" -g -O2 "$SRC/copies.c" -o $x \
+			>"$T/build.log" 2>&1 ||
+			bad "$cc copies.c UKCOV_INLINE=$m builds" "$(tail -3 "$T/build.log")"
+		"$U" print-coverage-pcs $x | addr2line -e $x | per_line >$x.pts
+		"$U" run --mode unique -o $x.dump -- ./$x ab b >/dev/null 2>&1
+		"$U" print --lines $x.dump | per_line >$x.recs
+	done
+	same "$cc -O2 copies.c: points per line as the calls" copies-$cc-0.pts copies-$cc-1.pts
+	same "$cc -O2 copies.c: unique records per line as the calls" copies-$cc-0.recs copies-$cc-1.recs
+done
+l=$(grep -n 'sink = state;' "$SRC/copies.c" | cut -d: -f1)
+check "gcc -O2 copies.c: the loop head (line $l) is several points, several recorded" sh -c \
+	"grep -q '^ *[2-9] copies.c:$l\$' copies-gcc-1.pts && grep -q '^ *[2-9] copies.c:$l:' copies-gcc-1.recs"
+
 # coverage=1 (the process-wide PC set, not a kcov descriptor): the same
 # .sancov files' functions and lines.
 sancov_of() {
