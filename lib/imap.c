@@ -50,13 +50,13 @@
 #define IMAP_BYTES	(UKCOV_INLINE_MAP_BITS / 8)
 #define IMAP_PAGE	4096u
 
-uint8_t ukcov__imap_process[IMAP_BYTES] __attribute__((aligned(IMAP_PAGE)));
+static uint8_t imap_process[IMAP_BYTES] __attribute__((aligned(IMAP_PAGE)));
 static uint8_t imap_zero[IMAP_BYTES] __attribute__((aligned(IMAP_PAGE)));
 /* A process-wide mode records every point (sancov.c, at its set-up). */
 static int imap_every_point;
 
 UKCOV_EXPORT __thread uint8_t *__ukcov_imap
-	__attribute__((tls_model("initial-exec"))) = ukcov__imap_process;
+	__attribute__((tls_model("initial-exec"))) = imap_process;
 
 _Static_assert(UKCOV_INLINE_UNREG % IMAP_PAGE == 0,
 	       "the unregistered window starts on a page");
@@ -110,7 +110,7 @@ static uint8_t *imap_choose(struct ukcov_thread *t)
 	const uint64_t *bits;
 
 	if (__atomic_load_n(&t->pc_area, __ATOMIC_RELAXED) == NULL)
-		return ukcov__imap_process;
+		return imap_process;
 	bits = __atomic_load_n(&t->uniq_bits, __ATOMIC_RELAXED);
 	/* The bit alone decides only while the guard callback's would
 	 * (uniq_gmax) and nothing process-wide wants every point. */
@@ -157,7 +157,7 @@ void ukcov__imap_release(struct ukcov_thread *t)
 	uint8_t **slot = t == &__ukcov_thread ? &__ukcov_imap : t->imap_slot;
 
 	if (slot)
-		__atomic_store_n(slot, ukcov__imap_process, __ATOMIC_RELAXED);
+		__atomic_store_n(slot, imap_process, __ATOMIC_RELAXED);
 	if (t->imap_region)
 		munmap(t->imap_region, IMAP_BYTES + IMAP_PAGE);
 	t->imap_region = NULL;
@@ -169,7 +169,7 @@ void ukcov__imap_release(struct ukcov_thread *t)
  * in a thread that does not trace: under sancov.c's init_lock. */
 void ukcov__imap_process_set(uint32_t first, uint32_t n)
 {
-	uint8_t *p = ukcov__imap_process + first / 8;
+	uint8_t *p = imap_process + first / 8;
 
 	memset(p, 0xff, n / 8);
 	if (n % 8)

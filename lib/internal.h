@@ -603,7 +603,6 @@ uint64_t *ukcov__uniq_hot(struct ukcov_thread *t, uint64_t *buf);
 void ukcov__uniq_release(struct ukcov_thread *t);
 
 /* Inline maps (lib/imap.c, include/ukcov/inline.h). */
-extern uint8_t ukcov__imap_process[];
 void ukcov__imap_update(struct ukcov_thread *t);
 void ukcov__imap_forget(struct ukcov_thread *t);
 void ukcov__imap_thread_start(struct ukcov_thread *t);

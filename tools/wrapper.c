@@ -2,9 +2,10 @@
  * tools/wrapper.c -- ukcov-cc and ukcov-c++, compiler wrappers in the
  * manner of afl-cc: run the real compiler ($UKCOV_CC / $UKCOV_CXX,
  * default cc / c++) with ukcov's inline plugin for that compiler when it
- * was built (plugins/plugins.mk; $UKCOV_INLINE=0: never, =1: required),
- * else with -fsanitize-coverage=trace-pc (trace-pc-guard when
- * $UKCOV_GUARD=1, for clang; plus trace-cmp when $UKCOV_CMP=1) and
+ * was built (plugins/plugins.mk; $UKCOV_INLINE=0: never, =1: required;
+ * never for guard, CMP and fuzzing builds unless required), else with
+ * -fsanitize-coverage=trace-pc (trace-pc-guard when $UKCOV_GUARD=1, for
+ * clang; plus trace-cmp when $UKCOV_CMP=1) and
  * -fno-optimize-sibling-calls; always -g; and when linking add libukcov:
  * -L<libdir> -Wl,-rpath,<libdir> -lukcov -lpthread, and in a -static
  * link (libukcov.a) the flags of pkg-config --static (lib/ukcov.pc.in).
@@ -17,7 +18,9 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <spawn.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static char *join(const char *a, const char *b)
@@ -197,26 +200,82 @@ static int afl_link_args(char **args, int n, const char *libdir, int afl,
 	return n;
 }
 
+/* What "cc -dumpmachine" prints starts with x86_64: the plugins' only
+ * target.  Any failure is a no. */
+static int dumps_x86_64(const char *cc)
+{
+	char *const argv[] = { (char *)cc, "-dumpmachine", NULL };
+	extern char **environ;
+	char out[64] = "";
+	posix_spawn_file_actions_t fa;
+	int p[2], st, ok = 0;
+	ssize_t got;
+	pid_t pid;
+
+	if (pipe(p) != 0)
+		return 0;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, p[1], 1);
+	posix_spawn_file_actions_addclose(&fa, p[0]);
+	if (posix_spawnp(&pid, cc, &fa, NULL, argv, environ) == 0) {
+		close(p[1]);
+		p[1] = -1;
+		got = read(p[0], out, sizeof(out) - 1);
+		if (got > 0)
+			out[got] = '\0';
+		ok = waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+		     WEXITSTATUS(st) == 0 && !strncmp(out, "x86_64-", 7);
+	}
+	posix_spawn_file_actions_destroy(&fa);
+	close(p[0]);
+	if (p[1] >= 0)
+		close(p[1]);
+	return ok;
+}
+
+/* Whether this compilation targets x86-64: a --target or -m32 on the
+ * command line decides, else the compiler's default target (a cross
+ * compiler, clang built for another host). */
+static int targets_x86_64(const char *cc, int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *t = NULL;
+
+		if (!strncmp(argv[i], "--target=", 9))
+			t = argv[i] + 9;
+		else if (!strcmp(argv[i], "-target") && i + 1 < argc)
+			t = argv[i + 1];
+		else if (!strcmp(argv[i], "-m32") ||
+			 !strcmp(argv[i], "-mx32") || !strcmp(argv[i], "-m16"))
+			return 0;
+		if (t)
+			return !strncmp(t, "x86_64", 6);
+	}
+	return dumps_x86_64(cc);
+}
+
 /*
  * The inline plugin for compiler cc, beside libukcov in libdir, when
- * the build should use it: NULL for calls.  UKCOV_INLINE=0 chooses the
- * calls, and so does an unset UKCOV_INLINE: while recording unique
- * coverage the inline code is slower than the calls today
- * (docs/PERFORMANCE.md, "Inline instrumentation").  =1 requires the
- * plugin (an error when it cannot be used).  gcc's plugin puts its cold
- * code outside the functions (.text.unlikely.ukcov), where the report's
- * block model (tools/) does not follow it yet.  Guard and CMP builds are
- * calls: the plugins instrument blocks as trace-pc does, and clang 14
- * emits trace-cmp only together with a block type.
+ * the build should use it: NULL for calls.  By default the plugin is
+ * used when it was built (docs/PERFORMANCE.md, "Inline
+ * instrumentation": faster than the calls with tracing off and in
+ * unique mode, what "ukcov run" records), and the calls otherwise;
+ * UKCOV_INLINE=0 chooses the calls, =1 requires the plugin (an error
+ * when it cannot be used).  By default a compilation for another
+ * target than x86-64 (a cross compiler, --target, -m32) gets the calls.  Guard, CMP and fuzzing builds are calls:
+ * the plugins instrument blocks as trace-pc does, and clang 14 emits
+ * trace-cmp only together with a block type.
  */
 static char *inline_plugin(const char *cc, const char *libdir, int cmp,
-			   int guard, int afl)
+			   int guard, int afl, int argc, char **argv)
 {
 	const char *mode = getenv("UKCOV_INLINE");
 	int want = mode && !strcmp(mode, "1");
 	char *path;
 
-	if (!want)
+	if (mode && !strcmp(mode, "0"))
+		return NULL;
+	if (!want && (afl || guard || cmp))
 		return NULL;
 	if (afl) {
 		fprintf(stderr, "ukcov-cc: UKCOV_INLINE=1: a fuzzing build "
@@ -234,8 +293,12 @@ static char *inline_plugin(const char *cc, const char *libdir, int cmp,
 	}
 	path = join(libdir, is_clang(cc) ? "/ukcov-inline-clang.so"
 					 : "/ukcov-inline-gcc.so");
-	if (access(path, R_OK) == 0)
+	if (access(path, R_OK) == 0 && (want || targets_x86_64(cc, argc, argv)))
 		return path;
+	if (!want) {
+		free(path);
+		return NULL;
+	}
 	fprintf(stderr,
 		"ukcov-cc: UKCOV_INLINE=1: no inline plugin for %s: "
 		"%s: %s (build it with make, or set UKCOV_INLINE=0)\n",
@@ -245,14 +308,16 @@ static char *inline_plugin(const char *cc, const char *libdir, int cmp,
 
 /* The instrumentation flags: the inline plugin, or the calls. */
 static int add_instrumentation(char **args, int n, const char *cc,
-			       const char *libdir, int afl)
+			       const char *libdir, int afl, int argc,
+			       char **argv)
 {
 	const char *cmp = getenv("UKCOV_CMP");
 	const char *guard = getenv("UKCOV_GUARD");
 	/* A fuzzing build wants CMP records (CmpLog, ukcov fuzz's hints). */
 	int want_cmp = (cmp && !strcmp(cmp, "1")) || afl;
 	int want_guard = guard && !strcmp(guard, "1");
-	char *plugin = inline_plugin(cc, libdir, want_cmp, want_guard, afl);
+	char *plugin = inline_plugin(cc, libdir, want_cmp, want_guard, afl,
+				     argc, argv);
 
 	if (plugin) {
 		args[n++] = join(is_clang(cc) ? "-fpass-plugin=" : "-fplugin=",
@@ -289,7 +354,7 @@ int main(int argc, char **argv)
 	free(probe);
 	argc = afl_filter_args(argc, argv, &fuzzer, &afl);
 	args[n++] = (char *)cc;
-	n = add_instrumentation(args, n, cc, libdir, afl);
+	n = add_instrumentation(args, n, cc, libdir, afl, argc, argv);
 	args[n++] = "-g";
 	args[n++] = join("-I", incdir);
 	free(incdir);

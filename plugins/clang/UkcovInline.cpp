@@ -62,13 +62,16 @@ const char DoneFlag[] = "ukcov.inline";
 // merged with another point's, hoisted or dropped.  The label is
 // module-unique (Instrumenter::labelName); a copy of the statement would
 // define it twice and stop the assembler, never record a wrong PC.
-std::string testAsm(const std::string &Label, uint32_t K)
+std::string testAsm(const std::string &Label, uint32_t K, uint32_t FBase)
 {
 	return "testb $$" + std::to_string(1u << (K & 7)) + ", " +
-	       std::to_string(K >> 3) + "($1)\n" + Label + ":\n"
+	       std::to_string((K - FBase) >> 3) + "($1)\n" + Label +
+	       ":\n"
 	       "\t.pushsection " UKCOV_INLINE_PCS_SECTION ",\"aw\",@progbits\n"
 	       "\t.p2align 3\n"
-	       "\t.quad " + Label + "\n"
+	       "\t.quad " +
+	       Label +
+	       "\n"
 	       "\t.popsection";
 }
 
@@ -161,7 +164,6 @@ private:
 	Type *Int8PtrTy;
 	Type *Int32Ty;
 	Type *Int64Ty;
-	GlobalVariable *Map;
 	GlobalVariable *Tu;
 	Function *Thunk;
 	StoreInst *EntryStore = nullptr;
@@ -170,6 +172,7 @@ private:
 	std::string LabelPrefix;
 	uint64_t NextLabel = 0;
 	uint32_t NextPoint = 0;
+	uint32_t FBase = 0; // the current function's first point
 };
 
 Instrumenter::Instrumenter(Module &Mod) : M(Mod)
@@ -184,9 +187,6 @@ Instrumenter::Instrumenter(Module &Mod) : M(Mod)
 	Hash = utohexstr(hash_combine(M.getModuleIdentifier(),
 				      M.getSourceFileName()));
 	LabelPrefix = ".Lukcov_pc_" + Hash + "_";
-	Map = dyn_cast<GlobalVariable>(
-		M.getOrInsertGlobal(UKCOV_INLINE_MAP_SYM, Int8PtrTy));
-	Map->setThreadLocalMode(GlobalValue::InitialExecTLSModel);
 	// The TU's byte offset in every map (include/ukcov/inline.h).
 	Tu = new GlobalVariable(M, Int64Ty, false,
 				GlobalValue::InternalLinkage,
@@ -225,13 +225,31 @@ std::string Instrumenter::labelName()
 	return LabelPrefix + std::to_string(NextLabel++);
 }
 
-// __ukcov_imap + tu: where this TU's bits start in the thread's map.
+// __ukcov_imap + tu + the function's first byte: where this function's
+// bits start in the thread's map.  Each function's points start a
+// byte (runOnFunction), so that its tests' offsets are small: one byte
+// of displacement for its first 1024 points instead of four.  The TLS
+// load is one asm statement (initial-exec, as the runtime's callbacks
+// reach __ukcov_thread): as an IR load, the backend kept the variable's
+// GOT offset in a callee-saved register of every function that calls,
+// to reload it after the calls; here it is loaded again with them
+// (lua: 2% fewer instructions).  Read-only, not volatile: it may be
+// merged with another while nothing is written in between, never moved
+// across a call.
 Value *Instrumenter::mapOfTu(IRBuilder<> &IRB)
 {
-	Value *M0 = IRB.CreateLoad(Int8PtrTy, Map, "ukcov.imap");
-	Value *Off = IRB.CreateLoad(Int64Ty, Tu, "ukcov.tu");
+	InlineAsm *Ld = InlineAsm::get(
+		FunctionType::get(Int8PtrTy, { Tu->getType() }, false),
+		"movq " UKCOV_INLINE_MAP_SYM "@GOTTPOFF(%rip), $0\n\t"
+		"movq %fs:($0), $0\n\t"
+		"addq ${1:P}(%rip), $0",
+		"=r,i", /*hasSideEffects=*/false);
+	CallInst *M0 = IRB.CreateCall(Ld, { Tu });
 
-	return IRB.CreateGEP(IRB.getInt8Ty(), M0, Off, "ukcov.map");
+	M0->addFnAttr(Attribute::NoUnwind);
+	M0->addFnAttr(Attribute::ReadOnly);
+	return IRB.CreateGEP(IRB.getInt8Ty(), M0,
+			     ConstantInt::get(Int64Ty, FBase / 8), "ukcov.map");
 }
 
 // The map once per function in a stack slot that mem2reg turns into a
@@ -300,8 +318,9 @@ void Instrumenter::injectAtBlock(Function &F, BasicBlock &BB, AllocaInst *Slot)
 		IRB.SetCurrentDebugLocation(EntryLoc);
 	Value *P = Slot ? IRB.CreateLoad(Int8PtrTy, Slot) : mapOfTu(IRB);
 	InlineAsm *Test = InlineAsm::get(
-		FunctionType::get(IRB.getInt8Ty(), {Int8PtrTy}, false),
-		testAsm(Label, K), "={@ccz},r,~{dirflag},~{fpsr},~{flags}",
+		FunctionType::get(IRB.getInt8Ty(), { Int8PtrTy }, false),
+		testAsm(Label, K, FBase),
+		"={@ccz},r,~{dirflag},~{fpsr},~{flags}",
 		/*hasSideEffects=*/true);
 	CallInst *Z = IRB.CreateCall(Test, {P});
 	Z->addFnAttr(Attribute::NoUnwind);
@@ -340,6 +359,8 @@ bool Instrumenter::runOnFunction(Function &F)
 			Blocks.push_back(&BB);
 	if (Blocks.empty())
 		return false;
+	NextPoint = (NextPoint + 7) & ~7u;
+	FBase = NextPoint;
 	AllocaInst *Slot = hoistMap(F, entryInsertPoint(F.getEntryBlock()));
 	for (BasicBlock *BB : Blocks)
 		injectAtBlock(F, *BB, Slot);

@@ -1028,6 +1028,9 @@ static void t_bsd_refuse(const struct kc *k)
 
 #define INLINE_BW 1024	/* 65536 slots: two whole pages of bits */
 
+static void (*const inline_leaf[3])(void) = { target_leaf, target_leaf2,
+					      target_leaf3 };
+
 /*
  * Inline points are numbered as guards (bit g is slot g), and with a
  * bitmap of whole pages each point's inline test reads the bitmap
@@ -1063,6 +1066,15 @@ static void t_inline_bits(const struct kc *k)
 		CHECK_EQ(m[0] | m[bw * 8 - 1], 0);
 		three_leaves();
 		expect_leaves(buf, bw);
+	}
+	/* Each leaf after the other two: a point that tested another
+	 * point's bit would be taken as seen. */
+	for (int last = 0; last < 3; last++) {
+		user_reset(buf, bw);
+		for (int i = 1; i <= 3; i++)
+			inline_leaf[(last + i) % 3]();
+		CHECK_EQ(rec_count(tr), 3);
+		expect_pcs_in(tr, 2, 1, (const void *)inline_leaf[last]);
 	}
 	memcpy(saved, buf, sizeof(saved));
 	user_reset(buf, bw);
@@ -1154,6 +1166,75 @@ static void t_inline_order(const struct kc *k)
 	close(fd);
 }
 
+struct inline_thread {
+	const struct kc *k;
+	int fd;
+	int first; /* the leaf this thread runs first */
+};
+
+static long op_inline_enable(void *p)
+{
+	const struct inline_thread *u = p;
+
+	return uniq_enable(u->k, u->fd, INLINE_BW);
+}
+
+static long op_inline_leaves(void *p)
+{
+	const struct inline_thread *u = p;
+
+	for (int r = 0; r < 2; r++)
+		for (int i = 0; i < 3; i++)
+			inline_leaf[(u->first + i) % 3]();
+	return 0;
+}
+
+static long op_inline_disable(void *p)
+{
+	const struct inline_thread *u = p;
+
+	return kc_req(u->k, u->fd, KCOV_DISABLE, 0);
+}
+
+/*
+ * Eight threads enabled at once, each with its own bitmap: each
+ * records the three leaves once, in its own order.  They run in the
+ * reverse order of their enables, so a thread whose map showed another
+ * thread's bitmap (the last one armed, or the first) would take that
+ * thread's points as seen.
+ */
+static void t_inline_threads(const struct kc *k)
+{
+	enum { N = 8 };
+	struct inline_thread u[N];
+	struct actor *a[N];
+	uint64_t *buf[N];
+
+	for (int i = 0; i < N; i++) {
+		u[i] = (struct inline_thread){ k, 0, i % 3 };
+		u[i].fd = kc_setup(k, INLINE_BW + 512, &buf[i]);
+		a[i] = actor_start();
+		CHECK_EQ(actor_run(a[i], op_inline_enable, &u[i]), 0);
+	}
+	for (int i = N - 1; i >= 0; i--)
+		CHECK_EQ(actor_run(a[i], op_inline_leaves, &u[i]), 0);
+	for (int i = 0; i < N; i += 2)
+		CHECK_EQ(actor_run(a[i], op_inline_leaves, &u[i]), 0);
+	for (int i = 0; i < N; i++) {
+		const uint64_t *tr = buf[i] + INLINE_BW;
+
+		CHECK_EQ(actor_run(a[i], op_inline_disable, &u[i]), 0);
+		actor_stop(a[i]);
+		CHECK_EQ(rec_count(tr), 3);
+		for (int j = 0; j < 3; j++)
+			expect_pcs_in(tr, (uint64_t)j, 1,
+				      (const void *)
+					      inline_leaf[(u[i].first + j) % 3]);
+		CHECK_EQ(bitmap_popcount(buf[i], INLINE_BW), 3);
+		close(u[i].fd);
+	}
+}
+
 void register_unique_tests(void)
 {
 	reg_one("unique.bsd_refuse", t_bsd_refuse, FL_FREEBSD,
@@ -1195,6 +1276,8 @@ void register_unique_tests(void)
 		reg_one("unique.inline_bits", t_inline_bits, FL_LINUX,
 			core_have_native, 0);
 		reg_one("unique.inline_order", t_inline_order, FL_LINUX,
+			core_have_native, 0);
+		reg_one("unique.inline_threads", t_inline_threads, FL_LINUX,
 			core_have_native, 0);
 	} else {
 		reg_one("unique.direct_bits", t_direct_bits, FL_LINUX,

@@ -64,7 +64,7 @@ build() {
 			-o main) >"$T/build.log" 2>&1
 }
 
-# ---- ukcov-cc: the calls by default, the plugin on request ----------------
+# ---- ukcov-cc: the plugin by default, the calls on request ----------------
 for cc in clang gcc; do
 	for o in O0 O2; do
 		build $cc-call-$o 0 $o $cc || bad "$cc -$o: calls build" "$(tail -3 "$T/build.log")"
@@ -84,11 +84,10 @@ for cc in clang gcc; do
 		else
 			bad "$cc UKCOV_INLINE=1: $f" "$n call sites, table: $(has_table "$cc-inl-O2/$f" && echo yes)"
 		fi
-		# The default: the calls, for both compilers (inline is slower
-		# while recording unique coverage today: tools/wrapper.c).
+		# The default: the plugin, for both compilers, when built.
 		n=$(calls "$cc-def-O2/$f")
-		if [ "$n" -gt 0 ] && ! has_table "$cc-def-O2/$f"; then
-			ok "$cc default: $f calls the callback"
+		if [ "$n" -eq 0 ] && has_table "$cc-def-O2/$f"; then
+			ok "$cc default: $f is inline"
 		else
 			bad "$cc default: $f" "$n call sites, table: $(has_table "$cc-def-O2/$f" && echo yes)"
 		fi
@@ -105,6 +104,23 @@ check "UKCOV_INLINE=1 without the plugin: nothing compiled" test ! -e bare.o
 check "no plugin, no UKCOV_INLINE: calls" sh -c \
 	"UKCOV_CC=clang bare/bin/ukcov-cc -c '$SRC/dlib.c' -o bare.o &&
 	 objdump -dr bare.o | grep -q __sanitizer_cov_trace_pc"
+# The default is the calls wherever the plugins cannot go: CMP and
+# guard builds, another target than x86-64.
+for v in UKCOV_CMP=1 UKCOV_GUARD=1; do
+	check "no UKCOV_INLINE, $v: calls" sh -c \
+		"env $v UKCOV_CC=clang '$CCW' -c '$SRC/dlib.c' -o def.o &&
+		 objdump -dr def.o | grep -q __sanitizer_cov_trace_pc"
+done
+for t in --target=aarch64-linux-gnu -m32; do
+	check "no UKCOV_INLINE, clang $t: calls" sh -c \
+		"UKCOV_CC=clang UKCOV_VERBOSE=1 '$CCW' $t -S '$SRC/dlib.c' -o def.s 2>&1 |
+		 grep -q -- '-fsanitize-coverage=trace-pc '"
+done
+if command -v aarch64-linux-gnu-gcc >/dev/null; then
+	check "no UKCOV_INLINE, a cross gcc: calls" sh -c \
+		"UKCOV_CC=aarch64-linux-gnu-gcc '$CCW' -c '$SRC/dlib.c' -o def.o &&
+		 aarch64-linux-gnu-objdump -dr def.o | grep -q __sanitizer_cov_trace_pc"
+fi
 expect "UKCOV_INLINE=1 with UKCOV_CMP=1: one-line error" 1 \
 	"ukcov-cc: UKCOV_INLINE=1: inline instrumentation has no CMP mode; unset UKCOV_CMP or set UKCOV_INLINE=0" \
 	env UKCOV_INLINE=1 UKCOV_CMP=1 UKCOV_CC=clang "$CCW" -c "$SRC/dlib.c" -o cmp.o
