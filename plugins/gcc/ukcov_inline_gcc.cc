@@ -102,24 +102,13 @@ const char PointAsm[] =
 	"\t.quad\t.Lukcov_pc%=\n"
 	"\t.popsection";
 
-tree imap_decl;		/* extern __thread uint8_t *__ukcov_imap */
 tree tu_decl;		/* static uint64_t __ukcov_tu */
 unsigned long npoints;	/* asm statements inserted, before any copy */
 
-tree map_object(void)
+/* The map's type, uint8_t *. */
+tree map_type(void)
 {
-	if (!imap_decl) {
-		imap_decl = build_decl(UNKNOWN_LOCATION, VAR_DECL,
-				       get_identifier(UKCOV_INLINE_MAP_SYM),
-				       build_pointer_type(
-					       unsigned_char_type_node));
-		TREE_PUBLIC(imap_decl) = 1;
-		DECL_EXTERNAL(imap_decl) = 1;
-		DECL_ARTIFICIAL(imap_decl) = 1;
-		set_decl_tls_model(imap_decl, TLS_MODEL_INITIAL_EXEC);
-		varpool_node::get_create(imap_decl);
-	}
-	return imap_decl;
+	return build_pointer_type(unsigned_char_type_node);
 }
 
 /* Made with the unit's first point, so that a unit without points has
@@ -144,22 +133,6 @@ tree tu_object(void)
 	return tu_decl;
 }
 
-/* lhs = __ukcov_imap + __ukcov_tu: where the TU's bits start in the
- * thread's map. */
-gimple_seq map_seq(tree lhs)
-{
-	tree ptr = TREE_TYPE(map_object());
-	tree base = make_ssa_name(ptr);
-	tree ofs = make_ssa_name(long_unsigned_type_node);
-	gimple_seq seq = NULL;
-
-	gimple_seq_add_stmt(&seq, gimple_build_assign(base, map_object()));
-	gimple_seq_add_stmt(&seq, gimple_build_assign(ofs, tu_object()));
-	gimple_seq_add_stmt(&seq, gimple_build_assign(lhs, POINTER_PLUS_EXPR,
-						      base, ofs));
-	return seq;
-}
-
 tree asm_operand(const char *constraint, tree value)
 {
 	tree c = build_string((int)strlen(constraint) + 1, constraint);
@@ -171,6 +144,29 @@ tree asm_clobber(const char *reg)
 {
 	return build_tree_list(NULL_TREE,
 			       build_string((int)strlen(reg) + 1, reg));
+}
+
+/*
+ * lhs = __ukcov_imap + __ukcov_tu: where the TU's bits start in the
+ * thread's map.  One asm statement, initial-exec TLS: as a GIMPLE load
+ * of the TLS variable, gcc kept its GOT offset in a callee-saved
+ * register of every function that calls (one more push and pop), to
+ * reload the map after the calls.  Not volatile, so that a reload no
+ * point reads is deleted; its memory operand (__ukcov_tu) keeps gcc
+ * from merging it across a call, which may write memory.
+ */
+gimple_seq map_seq(tree lhs)
+{
+	vec<tree, va_gc> *in = NULL, *out = NULL;
+	gimple_seq seq = NULL;
+
+	vec_safe_push(out, asm_operand("=&r", lhs));
+	vec_safe_push(in, asm_operand("m", tu_object()));
+	gimple_seq_add_stmt(&seq, gimple_build_asm_vec(
+		"movq\t" UKCOV_INLINE_MAP_SYM "@GOTTPOFF(%%rip), %0\n"
+		"\tmovq\t%%fs:(%0), %0\n"
+		"\taddq\t%1, %0", in, out, NULL, NULL));
+	return seq;
 }
 
 /*
@@ -272,19 +268,19 @@ void instrument_function(function *fun)
 	if (blocks.is_empty())
 		return;
 	if (!per_point)
-		m = create_tmp_reg(TREE_TYPE(map_object()), "ukcov_map");
+		m = create_tmp_reg(map_type(), "ukcov_map");
 	for (basic_block b : blocks) {
 		gimple_stmt_iterator gsi = gsi_start_nondebug_after_labels_bb(b);
 
 		if (per_point) {
-			m = make_ssa_name(TREE_TYPE(map_object()));
+			m = make_ssa_name(map_type());
 			gsi_insert_seq_before(&gsi, map_seq(m), GSI_SAME_STMT);
 		}
 		insert_point(&gsi, m);
 	}
 	if (!per_point)
 		place_map(fun, m);
-	/* The loads of __ukcov_imap and __ukcov_tu need virtual operands. */
+	/* The map's asm reads __ukcov_tu: a virtual operand. */
 	mark_virtual_operands_for_renaming(fun);
 }
 
