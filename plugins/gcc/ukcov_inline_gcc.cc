@@ -74,13 +74,10 @@ namespace {
  * the asm statements name. */
 const char TuName[] = "__ukcov_tu";
 
-/* Point k: operand 0 is m.  The label is the end of the test, so the
- * tool's point (L - 1) is the test's last byte, in the block.  Its
- * first line, with the statement's own number (point_asm), comes
- * before. */
+/* Point k, after its first lines (point_asm): operand 0 is m.  The
+ * label is the end of the test, so the tool's point (L - 1) is the
+ * test's last byte, in the block. */
 const char PointAsm[] =
-	"\t.set\t.Lukcov_n, .Lukcov_n + 1\n"
-	"\ttestb\t$(1 << (.Lukcov_k%= & 7)), (.Lukcov_k%= >> 3)(%0)\n"
 	".Lukcov_pc%=:\n"
 	"\tje\t.Lukcov_cold%=\n"
 	".Lukcov_back%=:\n"
@@ -147,47 +144,78 @@ tree asm_clobber(const char *reg)
 }
 
 /*
- * lhs = __ukcov_imap + __ukcov_tu: where the TU's bits start in the
- * thread's map.  One asm statement, initial-exec TLS: as a GIMPLE load
- * of the TLS variable, gcc kept its GOT offset in a callee-saved
- * register of every function that calls (one more push and pop), to
- * reload the map after the calls.  Not volatile, so that a reload no
- * point reads is deleted; its memory operand (__ukcov_tu) keeps gcc
- * from merging it across a call, which may write memory.
+ * .Lukcov_fb<f>, the byte of the map where the bits of function number
+ * f start: the counter's byte when the assembler reads the first of
+ * the function's statements (map_seq, point_asm), so that every point
+ * of the function is at or after it and its test's displacement, from
+ * m = map + tu + .Lukcov_fb<f>, takes one byte for the function's first
+ * 1024 points instead of four.  Any order of the statements, or a copy
+ * of one, finds the symbol defined once.
  */
-gimple_seq map_seq(tree lhs)
+std::string fbase(int f)
+{
+	return ".Lukcov_fb" + std::to_string(f);
+}
+
+std::string fbase_def(int f)
+{
+	return ".ifndef\t" + fbase(f) + "\n\t.set\t" + fbase(f) +
+	       ", .Lukcov_n >> 3\n\t.endif\n";
+}
+
+/*
+ * lhs = __ukcov_imap + __ukcov_tu + .Lukcov_fb<f>: where the bits of
+ * function f start in the thread's map.  One asm statement,
+ * initial-exec TLS: as a GIMPLE load of the TLS variable, gcc kept its
+ * GOT offset in a callee-saved register of every function that calls
+ * (one more push and pop), to reload the map after the calls.  Not
+ * volatile, so that a reload no point reads is deleted; its memory
+ * operand (__ukcov_tu) keeps gcc from merging it across a call, which
+ * may write memory.
+ */
+gimple_seq map_seq(tree lhs, int f)
 {
 	vec<tree, va_gc> *in = NULL, *out = NULL;
+	std::string text = fbase_def(f) +
+		"\tmovq\t" UKCOV_INLINE_MAP_SYM "@GOTTPOFF(%%rip), %0\n"
+		"\tmovq\t%%fs:(%0), %0\n"
+		"\taddq\t%1, %0\n"
+		"\tleaq\t" + fbase(f) + "(%0), %0";
 	gimple_seq seq = NULL;
+	gasm *g;
 
 	vec_safe_push(out, asm_operand("=&r", lhs));
 	vec_safe_push(in, asm_operand("m", tu_object()));
-	gimple_seq_add_stmt(&seq, gimple_build_asm_vec(
-		"movq\t" UKCOV_INLINE_MAP_SYM "@GOTTPOFF(%%rip), %0\n"
-		"\tmovq\t%%fs:(%0), %0\n"
-		"\taddq\t%1, %0", in, out, NULL, NULL));
+	g = gimple_build_asm_vec(text.c_str(), in, out, NULL, NULL);
+	if (TREE_CODE(lhs) == SSA_NAME)
+		SSA_NAME_DEF_STMT(lhs) = g;
+	gimple_seq_add_stmt(&seq, g);
 	return seq;
 }
 
 /*
- * The asm of the unit's GIMPLE point number id: k from the counter,
- * and the id in a comment, so that no two statements are the same RTL
- * (rtl cross-jumping merges identical tails, which would leave two
- * blocks one point: trace-pc's calls are merged less, as each block's
- * code around its call differs more).
+ * The asm of the unit's GIMPLE point number id, in function f: k from
+ * the counter, its bit tested, and the id in a comment, so that no two
+ * statements are the same RTL (rtl cross-jumping merges identical
+ * tails, which would leave two blocks one point: trace-pc's calls are
+ * merged less, as each block's code around its call differs more).
  */
-std::string point_asm(unsigned long id)
+std::string point_asm(unsigned long id, int f)
 {
-	return ".set\t.Lukcov_k%=, .Lukcov_n\t# ukcov point " +
-	       std::to_string(id) + "\n" + PointAsm;
+	return fbase_def(f) +
+	       "\t.set\t.Lukcov_k%=, .Lukcov_n\t# ukcov point " +
+	       std::to_string(id) + "\n"
+	       "\t.set\t.Lukcov_n, .Lukcov_n + 1\n"
+	       "\ttestb\t$(1 << (.Lukcov_k%= & 7)), "
+	       "((.Lukcov_k%= >> 3) - " + fbase(f) + ")(%0)\n" + PointAsm;
 }
 
 /* The point of the block starting at gsi (its first statement after
  * the labels), testing map m. */
-void insert_point(gimple_stmt_iterator *gsi, tree m)
+void insert_point(gimple_stmt_iterator *gsi, tree m, int f)
 {
 	vec<tree, va_gc> *in = NULL, *clob = NULL;
-	std::string text = point_asm(npoints);
+	std::string text = point_asm(npoints, f);
 	gasm *g;
 
 	vec_safe_push(in, asm_operand("r", m));
@@ -220,10 +248,11 @@ bool is_call(gimple *s)
  */
 void place_map(function *fun, tree m)
 {
+	int f = fun->funcdef_no;
 	basic_block bb;
 
 	gsi_insert_seq_on_edge(single_succ_edge(ENTRY_BLOCK_PTR_FOR_FN(fun)),
-			       map_seq(m));
+			       map_seq(m, f));
 	FOR_EACH_BB_FN(bb, fun) {
 		gimple_stmt_iterator gsi;
 		edge e;
@@ -231,7 +260,7 @@ void place_map(function *fun, tree m)
 
 		if (bb_has_eh_pred(bb)) {
 			gsi = gsi_after_labels(bb);
-			gsi_insert_seq_before(&gsi, map_seq(m),
+			gsi_insert_seq_before(&gsi, map_seq(m, f),
 					      GSI_SAME_STMT);
 		}
 		for (gsi = gsi_start_bb(bb); !gsi_end_p(gsi); gsi_next(&gsi)) {
@@ -240,13 +269,13 @@ void place_map(function *fun, tree m)
 			if (!is_call(s))
 				continue;
 			if (!stmt_ends_bb_p(s)) {
-				gsi_insert_seq_after(&gsi, map_seq(m),
+				gsi_insert_seq_after(&gsi, map_seq(m, f),
 						     GSI_SAME_STMT);
 				continue;
 			}
 			FOR_EACH_EDGE(e, ei, bb->succs)
 				if (!(e->flags & (EDGE_EH | EDGE_ABNORMAL)))
-					gsi_insert_seq_on_edge(e, map_seq(m));
+					gsi_insert_seq_on_edge(e, map_seq(m, f));
 		}
 	}
 	gsi_commit_edge_inserts();
@@ -261,6 +290,7 @@ void instrument_function(function *fun)
 	 * find a register's value from before the call: such functions
 	 * compute m at each point. */
 	bool per_point = fun->calls_setjmp || fun->has_nonlocal_label;
+	int f = fun->funcdef_no;
 
 	FOR_EACH_BB_FN(bb, fun)
 		if (!gsi_end_p(gsi_start_nondebug_after_labels_bb(bb)))
@@ -274,9 +304,10 @@ void instrument_function(function *fun)
 
 		if (per_point) {
 			m = make_ssa_name(map_type());
-			gsi_insert_seq_before(&gsi, map_seq(m), GSI_SAME_STMT);
+			gsi_insert_seq_before(&gsi, map_seq(m, f),
+					      GSI_SAME_STMT);
 		}
-		insert_point(&gsi, m);
+		insert_point(&gsi, m, f);
 	}
 	if (!per_point)
 		place_map(fun, m);
