@@ -6,31 +6,35 @@
  * Instruments the blocks gcc's own -fsanitize-coverage=trace-pc would
  * (gcc/sancov.cc: every block with a statement, at its first
  * statement after the labels, with that statement's location), with the
- * code of include/ukcov/inline.h, ABI 2.  A function gets
+ * code of include/ukcov/inline.h, ABI 2.  Function f gets
  *
- *	m = __ukcov_imap + __ukcov_tu		at its entry and after every
- *						call, a value gcc keeps in a
- *						register (SSA, with PHIs)
+ *	m = __ukcov_imap + __ukcov_tu + fb	at its entry and after every
+ *						call: one asm (map_seq), a
+ *						value gcc keeps in a register
+ *						(SSA, with PHIs)
  *
  * and each instrumented block one volatile asm statement, point k:
  *
- *	testb	$(1 << (k & 7)), (k >> 3)(m)
+ *	testb	$(1 << (k & 7)), (k >> 3) - fb(m)
  *   L:	je	cold				L is in __ukcov_pcs
  *   back:
  *	...the block...
  *   cold (section .text.unlikely.ukcov):
- *	skip the red zone; save rdi, rsi; rdi = L; esi = k
- *	call .Lukcov_thunk			r11 = &__ukcov_tu, then
- *						__ukcov_inline_pc_v2
- *	restore; jmp back
+ *	skip the red zone; push rdi, rsi; rdi = L; esi = k
+ *	call .Lukcov_thunk			r11 = &__ukcov_tu, call
+ *						__ukcov_inline_pc_v2, restore
+ *						rdi, rsi, return over them
+ *						and the red zone
+ *	jmp back
  *
  * The assembler numbers the points: each statement takes k from the
- * counter .Lukcov_n and increments it, so a statement gcc duplicated
- * (RTL passes copy small blocks: bb-reorder.cc copy_bb_p) is a point
- * of its own, with its own bit, label (%=) and table entry, never a
- * second user of one bit that would never record.  At the end of the
- * unit the counter is n, and a constructor of priority 1 (before every
- * ordinary constructor, as the clang plugin's) calls
+ * counter .Lukcov_n and increments it, so a statement gcc copies (its
+ * jump threading and unrolling run after "sancov") is a point of its
+ * own, with its own bit, label (%=) and table entry, never a second
+ * user of one bit that would never record.  fb, the byte where f's
+ * bits start, is an assembler symbol too (fbase_def).  At the end of
+ * the unit the counter is n, and a constructor of priority 1 (before
+ * every ordinary constructor, as the clang plugin's) calls
  * __ukcov_inline_init_v2(&__ukcov_tu, n).
  *
  * The call is inside the asm because gcc has no preserve_most: an
@@ -89,9 +93,6 @@ const char PointAsm[] =
 	"\tleaq\t.Lukcov_pc%=(%%rip), %%rdi\n"
 	"\tmovl\t$.Lukcov_k%=, %%esi\n"
 	"\tcall\t.Lukcov_thunk\n"
-	"\tpopq\t%%rsi\n"
-	"\tpopq\t%%rdi\n"
-	"\tleaq\t128(%%rsp), %%rsp\n"
 	"\tjmp\t.Lukcov_back%=\n"
 	"\t.popsection\n"
 	"\t.pushsection " UKCOV_INLINE_PCS_SECTION ",\"aw\",@progbits\n"
@@ -401,7 +402,10 @@ void finish_unit(void *, void *)
 		"\t.section\t.text.unlikely.ukcov,\"ax\",@progbits\n"
 		".Lukcov_thunk:\n"
 		"\tleaq\t%s(%%rip), %%r11\n"
-		"\tjmp\t*" UKCOV_INLINE_PC2_FN "@GOTPCREL(%%rip)\n"
+		"\tcall\t*" UKCOV_INLINE_PC2_FN "@GOTPCREL(%%rip)\n"
+		"\tmovq\t8(%%rsp), %%rsi\n"
+		"\tmovq\t16(%%rsp), %%rdi\n"
+		"\tret\t$144\n"
 		"\t.type\t__ukcov_ctor, @function\n"
 		"__ukcov_ctor:\n"
 		"\tleaq\t%s(%%rip), %%rdi\n"
