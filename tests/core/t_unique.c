@@ -1028,6 +1028,13 @@ static void t_bsd_refuse(const struct kc *k)
 
 #define INLINE_BW 1024	/* 65536 slots: two whole pages of bits */
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
 static void (*const inline_leaf[3])(void) = { target_leaf, target_leaf2,
 					      target_leaf3 };
 
@@ -1066,6 +1073,26 @@ static void t_inline_bits(const struct kc *k)
 		CHECK_EQ(m[0] | m[bw * 8 - 1], 0);
 		three_leaves();
 		expect_leaves(buf, bw);
+	}
+	/* A function of several points, its blocks run in two orders:
+	 * the same points each time. */
+	{
+		static const int32_t v[] = { -1, 1, 7, 100, 1000 };
+		uint64_t fwd[16], n;
+
+		user_reset(buf, bw);
+		for (int i = 0; i < 5; i++)
+			target_switch32(v[i]);
+		n = rec_count(tr);
+		CHECK(n >= 6 && n <= 16);
+		memcpy(fwd, tr + 1, n * 8);
+		qsort(fwd, n, 8, cmp_u64);
+		user_reset(buf, bw);
+		for (int i = 4; i >= 0; i--)
+			target_switch32(v[i]);
+		CHECK_EQ(rec_count(tr), n);
+		qsort(tr + 1, n, 8, cmp_u64);
+		CHECK(memcmp(fwd, tr + 1, n * 8) == 0);
 	}
 	/* Each leaf after the other two: a point that tested another
 	 * point's bit would be taken as seen. */
