@@ -1148,13 +1148,15 @@ inline_pc2_record(uint64_t pc, uint32_t k, const uint64_t *tu)
  * The entry: pc in rdi, k in esi, tu in r11; keeps every register but
  * r11.  Its own path is a plain trace's append or drop (the word is
  * the guards' KCOV alone, the thread has no bitmap: the zero map sends
- * every point here), as the callback's; everything else is C.
+ * every point here), as the callback's, with two registers saved and
+ * r11 (tu, which a plain trace does not need) for the count;
+ * everything else is C.
  */
 #define ON_OFS	0	/* offsetof(struct ukcov_sancov_hot, on) */
 _Static_assert(offsetof(struct ukcov_sancov_hot, on) == ON_OFS, "on");
 #if UKCOV_ASM_CALLBACKS
 #define INLINE2_TRACE_FAST_PATH						\
-	PUSH(rax) PUSH(rcx) PUSH(rdx)					\
+	PUSH(rax) PUSH(rcx)						\
 	"	movq	__ukcov_sancov@GOTPCREL(%rip), %rax\n"		\
 	"	cmpl	$2, " STR(ON_OFS) "(%rax)\n"			\
 	"	jne	1f\n"						\
@@ -1164,21 +1166,21 @@ _Static_assert(offsetof(struct ukcov_sancov_hot, on) == ON_OFS, "on");
 	"	movq	%fs:" STR(T_AREA_OFS) "(%rcx), %rax\n"		\
 	"	testq	%rax, %rax\n"					\
 	"	je	3f\n"						\
-	"	movq	(%rax), %rdx\n"				\
-	"	cmpq	%fs:" STR(T_CAP_OFS) "(%rcx), %rdx\n"		\
+	"	movq	(%rax), %r11\n"				\
+	"	cmpq	%fs:" STR(T_CAP_OFS) "(%rcx), %r11\n"		\
 	"	jae	4f\n"						\
-	"	addq	$1, %rdx\n"					\
-	"	movq	%rdi, (%rax,%rdx,8)\n"				\
-	"	movq	%rdx, (%rax)\n"				\
+	"	addq	$1, %r11\n"					\
+	"	movq	%rdi, (%rax,%r11,8)\n"				\
+	"	movq	%r11, (%rax)\n"				\
 	"3:\n"								\
-	POP(rdx) POP(rcx) POP(rax)					\
+	POP(rcx) POP(rax)						\
 	"	ret\n"							\
-	"	.cfi_adjust_cfa_offset 24\n"				\
+	"	.cfi_adjust_cfa_offset 16\n"				\
 	"4:	movq	%fs:" STR(T_DROPS_OFS) "(%rcx), %rax\n"		\
 	"	addq	$1, (%rax)\n"					\
 	"	jmp	3b\n"						\
 	"1:\n"								\
-	POP(rdx) POP(rcx) POP(rax)
+	POP(rcx) POP(rax)
 #else
 #define INLINE2_TRACE_FAST_PATH ""
 #endif

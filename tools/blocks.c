@@ -55,6 +55,7 @@ struct insn {
 			 * block before: no jump lands here */
 	bool rip_lea;	/* lea disp32(%rip), reg: maybe a jump table */
 	bool inline_check;	/* the jcc of an inline point's test */
+	bool inline_test;	/* holds an inline point: its test */
 	uint32_t jt_first, jt_n;	/* an ijmp's table targets in s->jt */
 };
 
@@ -316,6 +317,9 @@ static bool decode_range(struct blk_scratch *s, const struct code_map *cm,
 		 * test's, not the program's (inline_check). */
 		if (in->kind == IK_JCC && check_window > 0)
 			in->inline_check = true;
+		in->inline_test = in->kind == IK_PLAIN &&
+				  has_point_in(points, a, a + n) &&
+				  !is_call(p, n);
 		check_window = in->kind != IK_PLAIN ? 0
 			       : has_point_in(points, a, a + n) && !is_call(p, n)
 				       ? 3
@@ -469,6 +473,20 @@ static void make_blocks(struct blk_scratch *s, const struct pcvec *points,
 			if (j > i && s->in[j - 1].guard_setup)
 				b->mark_hi = s->in[j - 1].addr;
 		}
+		/* An inline point's test and its jump are the coverage
+		 * call's stand-in: they carry whatever line the compiler
+		 * gave the instrumentation (gcc -O0: the line before a
+		 * shared return block's), not the block's. */
+		if (last->inline_check)
+			for (size_t k = j; k > i && k + 3 > j; k--)
+				if (s->in[k - 1].inline_test) {
+					b->mark_hi = s->in[k - 1].addr;
+					/* gcc's ABI-1 test takes the word's
+					 * address first, as a guard's set-up. */
+					if (k - 1 > i && s->in[k - 2].rip_lea)
+						b->mark_hi = s->in[k - 2].addr;
+					break;
+				}
 		if (has_point_in(points, b->lo, b->hi))
 			b->state = has_point_in(covered, b->lo, b->hi)
 					   ? BLK_RAN : BLK_NOT_RUN;

@@ -64,15 +64,14 @@ const char DoneFlag[] = "ukcov.inline";
 // define it twice and stop the assembler, never record a wrong PC.
 std::string testAsm(const std::string &Label, uint32_t K, uint32_t FBase)
 {
-	return "testb $$" + std::to_string(1u << (K & 7)) + ", " +
-	       std::to_string((K - FBase) >> 3) + "($1)\n" + Label +
-	       ":\n"
-	       "\t.pushsection " UKCOV_INLINE_PCS_SECTION ",\"aw\",@progbits\n"
-	       "\t.p2align 3\n"
-	       "\t.quad " +
-	       Label +
-	       "\n"
-	       "\t.popsection";
+	std::string Bit = std::to_string(1u << (K & 7));
+	std::string Byte = std::to_string((K - FBase) >> 3);
+	std::string Entry = "\t.quad " + Label + "\n";
+
+	return "testb $$" + Bit + ", " + Byte + "($1)\n" + Label + ":\n" +
+	       "\t.pushsection " UKCOV_INLINE_PCS_SECTION
+	       ",\"aw\",@progbits\n\t.p2align 3\n" +
+	       Entry + "\t.popsection";
 }
 
 std::string pcAsm(const std::string &Label)

@@ -1028,8 +1028,52 @@ static void t_bsd_refuse(const struct kc *k)
 
 #define INLINE_BW 1024	/* 65536 slots: two whole pages of bits */
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
 static void (*const inline_leaf[3])(void) = { target_leaf, target_leaf2,
 					      target_leaf3 };
+
+/* A function of several points, its blocks run in two orders: the
+ * same points each time. */
+static void inline_switch_orders(uint64_t *buf, uint64_t bw)
+{
+	static const int32_t v[] = { -1, 1, 7, 100, 1000 };
+	uint64_t *tr = buf + bw, fwd[16], n;
+
+	user_reset(buf, bw);
+	for (int i = 0; i < 5; i++)
+		target_switch32(v[i]);
+	n = rec_count(tr);
+	CHECK(n >= 6 && n <= 16);
+	memcpy(fwd, tr + 1, n * 8);
+	qsort(fwd, n, 8, cmp_u64);
+	user_reset(buf, bw);
+	for (int i = 4; i >= 0; i--)
+		target_switch32(v[i]);
+	CHECK_EQ(rec_count(tr), n);
+	qsort(tr + 1, n, 8, cmp_u64);
+	CHECK(memcmp(fwd, tr + 1, n * 8) == 0);
+}
+
+/* Each leaf after the other two: a point that tested another point's
+ * bit would be taken as seen. */
+static void inline_leaf_orders(uint64_t *buf, uint64_t bw)
+{
+	uint64_t *tr = buf + bw;
+
+	for (int last = 0; last < 3; last++) {
+		user_reset(buf, bw);
+		for (int i = 1; i <= 3; i++)
+			inline_leaf[(last + i) % 3]();
+		CHECK_EQ(rec_count(tr), 3);
+		expect_pcs_in(tr, 2, 1, (const void *)inline_leaf[last]);
+	}
+}
 
 /*
  * Inline points are numbered as guards (bit g is slot g), and with a
@@ -1067,15 +1111,8 @@ static void t_inline_bits(const struct kc *k)
 		three_leaves();
 		expect_leaves(buf, bw);
 	}
-	/* Each leaf after the other two: a point that tested another
-	 * point's bit would be taken as seen. */
-	for (int last = 0; last < 3; last++) {
-		user_reset(buf, bw);
-		for (int i = 1; i <= 3; i++)
-			inline_leaf[(last + i) % 3]();
-		CHECK_EQ(rec_count(tr), 3);
-		expect_pcs_in(tr, 2, 1, (const void *)inline_leaf[last]);
-	}
+	inline_switch_orders(buf, bw);
+	inline_leaf_orders(buf, bw);
 	memcpy(saved, buf, sizeof(saved));
 	user_reset(buf, bw);
 	memcpy(buf, saved, sizeof(saved));	/* the points' bits, by hand */
