@@ -367,6 +367,22 @@ void register_after(const char *plugin, const char *ref, bool o0)
 	register_callback(plugin, PLUGIN_PASS_MANAGER_SETUP, NULL, &info);
 }
 
+/*
+ * gcc keeps the blocks of && and || under -fsanitize-coverage, where it
+ * would otherwise fold them into one branch-free block
+ * (sanitize_coverage_p in asan.h, tested by fold-const.cc and
+ * tree-ssa-ifcombine.cc): trace-pc then has a point per operand, and so
+ * must the plugin.  It sets a bit of flag_sanitize_coverage that no
+ * pass acts on (sancov.cc instruments for SANITIZE_COV_TRACE_PC and
+ * SANITIZE_COV_TRACE_CMP only), keeping what the command line set.
+ */
+void keep_coverage_blocks(void)
+{
+	const int unused = SANITIZE_COV_TRACE_CMP << 1;
+
+	flag_sanitize_coverage |= unused;
+}
+
 /* The points' counter starts the assembly. */
 void start_unit(void *, void *)
 {
@@ -439,6 +455,7 @@ int plugin_init(struct plugin_name_args *info,
 		      "%<UKCOV_INLINE=0%> (calls)");
 		return 1;
 	}
+	keep_coverage_blocks();
 	register_after(info->base_name, "sancov", false);
 	register_after(info->base_name, "sancov_O0", true);
 	register_callback(info->base_name, PLUGIN_START_UNIT, start_unit, NULL);
