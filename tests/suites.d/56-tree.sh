@@ -178,6 +178,24 @@ for m in "$own unique" "5000 unique --bitmap 5000" "0 pc" "4096 cmp-unique"; do
 	fi
 done
 
+# One pid, twelve images (img.P.1 and img.P.10 share a prefix): each
+# image's buffers are found (tools/run_tree.c looks them up in the
+# sorted names).  k execs record k * (an exec image's) + a leaf's.
+recs() {
+	"$U" run -o x.dump -- sh -c "./tree $(printf 'exec %.0s' $(seq "$1")) leaf 1" >/dev/null 2>x.err
+	tree_note x.err
+	grep -q corrupt x.err && echo corrupt
+}
+set -- $(recs 1) $(recs 2) $(recs 11)
+e=$(($4 - $2))
+l=$(($2 - e))
+if [ $# = 6 ] && [ "$1 $3 $5" = "1 1 1" ] && [ "$e" -gt 0 ] &&
+   [ "$6" = $((11 * e + l)) ]; then
+	ok "twelve images of one process: $6 records"
+else
+	bad "twelve images of one process" "notes '$*', want 1 process and $((11 * e + l)) records"
+fi
+
 # ---- zlib's own make check ---------------------------------------------
 # Every test process of the suite (example, minigzip in pipes, the
 # shared-library builds): the tree's dump covers exactly the points of
