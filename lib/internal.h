@@ -614,6 +614,7 @@ void ukcov__uniq_reset_buffer(uint64_t *buf, uint64_t words);
 void ukcov__uniq_trust_if_clear(struct ukcov_thread *t, const uint64_t *buf);
 void ukcov__uniq_trust_after_reset(struct ukcov_thread *t, const uint64_t *buf);
 void ukcov__uniq_text_init(void);
+uint64_t ukcov__uniq_text_words(void);
 void ukcov__uniq_note_guards(void);
 void ukcov__uniq_direct_choose(struct ukcov_thread *t, const uint64_t *buf,
 			       int *image_armed);

@@ -30,6 +30,11 @@ enum ukcov_threadblock_word {
 #define UKCOV_TREEBUF_MAGIC 0x627274766f636b75ULL	/* "ukcovtrb" */
 #define UKCOV_TREEBUF_HEADER_BYTES 4096
 
+/* The unique modes' default bitmap before the executable's text bits:
+ * 4096 words, 2^18 hashed slots (tools/run.c default_bitmap; a tree
+ * process's own default, lib/tree.c). */
+#define UKCOV_DEFAULT_BITMAP_BASE 4096u
+
 enum ukcov_treebuf_word {
 	UKCOV_TR_MAGIC,		/* UKCOV_TREEBUF_MAGIC, written last */
 	UKCOV_TR_PID,

@@ -10,6 +10,9 @@
  *
  *	UKCOV_TREE=MODE,ENTRIES,BITMAP_WORDS,THREADS,DIR
  *
+ * (BITMAP_WORDS "+BASE": the default bitmap, sized here for this
+ * process's own text, tree_default_words)
+ *
  * and every process of the tree that took no descriptor over -- a
  * forked child, an image it exec'd, a program a shell started --
  * records into buffers of its own, one file per thread, in DIR:
@@ -66,21 +69,49 @@ static void tree_complain(const char *what)
 							    : sizeof(msg) - 1);
 }
 
-/* "MODE,ENTRIES,WORDS,THREADS,DIR"; 0 if usable. */
+/* "+BASE" as the bitmap: the default bitmap, sized for this process's
+ * own executable as tools/run.c default_bitmap sizes the traced
+ * program's: BASE words of hashed slots, a direct bit per byte of the
+ * text (unique.c, "Direct bits") and two words to spare, at most a
+ * quarter of the buffer.  The traced program is often a shell or make:
+ * its bitmap would leave a larger test program no direct bits. */
+static uint64_t tree_default_words(int mode, uint64_t entries, uint64_t base)
+{
+	uint64_t w = base, q = entries / 4;
+
+	if (mode == 1 && ukcov__uniq_text_words())
+		w += ukcov__uniq_text_words() + 2;
+	return w > q ? (q ? q : 1) : w;
+}
+
+/* "MODE,ENTRIES,[+]WORDS,THREADS,DIR"; 0 if usable. */
 static int tree_parse(const char *v)
 {
 	unsigned long long entries, words;
-	int mode, threads, off = 0;
+	int mode, threads, head = 0, off = 0, text = 0;
 
-	if (sscanf(v, "%d,%llu,%llu,%d,%n", &mode, &entries, &words,
-		   &threads, &off) != 4 || off == 0)
+	if (sscanf(v, "%d,%llu,%n", &mode, &entries, &head) != 2 ||
+	    head == 0)
 		return -1;
+	/* %llu would take a sign too: only the bitmap's "+" is known. */
+	if (v[head] == '+') {
+		text = 1;
+		head++;
+	}
+	if (v[head] < '0' || v[head] > '9' ||
+	    sscanf(v + head, "%llu,%d,%n", &words, &threads, &off) != 2 ||
+	    off == 0)
+		return -1;
+	off += head;
 	/* MODE as in the header: 1 pc, 2 cmp. */
 	if ((mode != 1 && mode != 2) ||
 	    entries < 2 || entries > (1ULL << 31) || threads < 0 ||
 	    threads > 1 || v[off] != '/' ||
-	    strlen(v + off) >= sizeof(tree.dir) ||
-	    (words && ukcov__uniq_check_words(entries, words)))
+	    strlen(v + off) >= sizeof(tree.dir) || (text && words == 0))
+		return -1;
+	if (text)
+		words = tree_default_words(mode, entries, words);
+	if (words && ukcov__uniq_check_words(entries, words))
 		return -1;
 	tree.mode = mode == 2 ? UKCOV_MODE_CMP : UKCOV_MODE_PC;
 	tree.entries = entries;

@@ -179,6 +179,12 @@ void ukcov__uniq_text_init(void)
 	dl_iterate_phdr(exe_text_of, NULL);
 }
 
+/* Words of direct bits this image's text needs (0: unknown). */
+uint64_t ukcov__uniq_text_words(void)
+{
+	return text_words;
+}
+
 static int words_clear(const uint64_t *buf, uint64_t n)
 {
 	for (uint64_t i = 0; i < n; i++)

@@ -124,18 +124,40 @@ static int name_cmp(const void *a, const void *b)
 static char **tree_names(DIR *dir, size_t *n)
 {
 	char **names = NULL;
+	size_t cap = 0;
 	struct dirent *e;
 
 	*n = 0;
 	while ((e = readdir(dir)) != NULL) {
 		if (e->d_name[0] == '.')
 			continue;
-		names = xrealloc(names, (*n + 1) * sizeof(*names));
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 64;
+			names = xrealloc(names, cap * sizeof(*names));
+		}
 		names[(*n)++] = xstrdup(e->d_name);
 	}
 	if (*n)
 		qsort(names, *n, sizeof(*names), name_cmp);
 	return names;
+}
+
+/* The first of the n sorted names not before key: the buffers of one
+ * image share a prefix, so they follow it, and each image finds its
+ * own in log n steps instead of a pass over every file of the tree. */
+static size_t names_lower_bound(char **names, size_t n, const char *key)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(names[mid], key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 /* A module table file of the tree: a regular file of at most 64 MiB
@@ -187,13 +209,12 @@ static void tree_add_image(int dfd, char **names, size_t nnames,
 	st->images++;
 	plen = (size_t)snprintf(prefix, sizeof(prefix), "buf.%ld.%ld.", pid,
 				image);
-	for (size_t i = 0; i < nnames; i++) {
+	for (size_t i = names_lower_bound(names, nnames, prefix);
+	     i < nnames && strncmp(names[i], prefix, plen) == 0; i++) {
 		struct tree_buf b = { 0 };
 		char *end;
 		long tid;
 
-		if (strncmp(names[i], prefix, plen) != 0)
-			continue;
 		tid = strtol(names[i] + plen, &end, 10);
 		if (*end || tid <= 0 ||
 		    tree_buf_read(dfd, names[i], pid, image, tid, cmp, &b) < 0) {

@@ -142,6 +142,60 @@ else
 	bad "planted files" "rc $rc; $(cat h.err | tr '\n' ' ')"
 fi
 
+# ---- each process's default bitmap is sized for its own text -----------
+# The traced program of a suite is a shell or make; a test program of
+# its tree gets the default unique bitmap for its own executable (a
+# direct bit per byte of its text, lib/unique.c), not the shell's:
+# otherwise a program larger than make hashes every point it runs.
+# Word 6 of a buffer's header is its bitmap (docs/FORMATS.md 4c).
+# text_words BIN: the words of direct bits of BIN's executable text.
+text_words() {
+	local min= max=0 lo hi
+	while read -r _ _ va _ _ msz fl; do
+		case $fl in *E*) ;; *) continue ;; esac
+		lo=$((va)) hi=$((va + msz))
+		[ -z "$min" ] || [ $lo -lt $min ] && min=$lo
+		[ $hi -gt $max ] && max=$hi
+	done < <(readelf -lW "$1" | grep '^ *LOAD ')
+	echo $((max / 64 - min / 64 + 1))
+}
+cat >bits.sh <<'EOF'
+d=${UKCOV_TREE#*,*,*,*,}
+./tree leaf 1
+for f in "$d"/buf.*; do od -An -t u8 -j 48 -N 8 "$f"; done
+EOF
+own=$((4096 + $(text_words tree) + 2))
+for m in "$own unique" "5000 unique --bitmap 5000" "0 pc" "4096 cmp-unique"; do
+	set -- $m
+	want=$1
+	shift
+	"$U" run --mode "$@" -o w.dump -- sh bits.sh >w.out 2>w.err
+	got=$(tr -d ' ' <w.out)
+	if [ "$got" = "$want" ]; then
+		ok "tree bitmap, --mode $*: $got words"
+	else
+		bad "tree bitmap, --mode $*" "got '$got', want $want; $(tr '\n' ' ' <w.err)"
+	fi
+done
+
+# One pid, twelve images (img.P.1 and img.P.10 share a prefix): each
+# image's buffers are found (tools/run_tree.c looks them up in the
+# sorted names).  k execs record k * (an exec image's) + a leaf's.
+recs() {
+	"$U" run -o x.dump -- sh -c "./tree $(printf 'exec %.0s' $(seq "$1")) leaf 1" >/dev/null 2>x.err
+	tree_note x.err
+	grep -q corrupt x.err && echo corrupt
+}
+set -- $(recs 1) $(recs 2) $(recs 11)
+e=$(($4 - $2))
+l=$(($2 - e))
+if [ $# = 6 ] && [ "$1 $3 $5" = "1 1 1" ] && [ "$e" -gt 0 ] &&
+   [ "$6" = $((11 * e + l)) ]; then
+	ok "twelve images of one process: $6 records"
+else
+	bad "twelve images of one process" "notes '$*', want 1 process and $((11 * e + l)) records"
+fi
+
 # ---- zlib's own make check ---------------------------------------------
 # Every test process of the suite (example, minigzip in pipes, the
 # shared-library builds): the tree's dump covers exactly the points of
