@@ -1054,6 +1054,24 @@ static __attribute__((noinline, used)) void inline_pc_record(uint64_t pc)
 #define POP(r)	"	popq	%" #r "\n	.cfi_adjust_cfa_offset -8\n"
 #define SAVE(r)		"	pushq	%" #r "\n"	/* CFA on rbp */
 #define RESTORE(r)	"	popq	%" #r "\n"
+/* Around the C half: a frame on an aligned stack and every register
+ * the SysV ABI lets C clobber but r11 (preserve_most). */
+#define SAVE_CALLER_SAVED						\
+	PUSH(rbp)							\
+	"	.cfi_rel_offset %rbp, 0\n"				\
+	"	movq	%rsp, %rbp\n"					\
+	"	.cfi_def_cfa_register %rbp\n"				\
+	"	andq	$-16, %rsp\n"					\
+	SAVE(rax) SAVE(rcx) SAVE(rdx) SAVE(rsi)				\
+	SAVE(rdi) SAVE(r8) SAVE(r9) SAVE(r10)
+#define RESTORE_CALLER_SAVED						\
+	RESTORE(r10) RESTORE(r9) RESTORE(r8) RESTORE(rdi)		\
+	RESTORE(rsi) RESTORE(rdx) RESTORE(rcx) RESTORE(rax)		\
+	"	movq	%rbp, %rsp\n"					\
+	"	.cfi_def_cfa_register %rsp\n"				\
+	POP(rbp)							\
+	"	.cfi_restore %rbp\n"					\
+	"	ret\n"
 #if UKCOV_ASM_CALLBACKS
 #define INLINE_SEEN_FAST_PATH						\
 	PUSH(rax) PUSH(rcx)						\
@@ -1103,21 +1121,9 @@ __asm__(
 	"__ukcov_inline_pc_v1:\n"
 	"	.cfi_startproc\n"
 	INLINE_SEEN_FAST_PATH
-	PUSH(rbp)
-	"	.cfi_rel_offset %rbp, 0\n"
-	"	movq	%rsp, %rbp\n"
-	"	.cfi_def_cfa_register %rbp\n"
-	"	andq	$-16, %rsp\n"
-	SAVE(rax) SAVE(rcx) SAVE(rdx) SAVE(rsi)
-	SAVE(rdi) SAVE(r8) SAVE(r9) SAVE(r10)
+	SAVE_CALLER_SAVED
 	"	call	inline_pc_record\n"
-	RESTORE(r10) RESTORE(r9) RESTORE(r8) RESTORE(rdi)
-	RESTORE(rsi) RESTORE(rdx) RESTORE(rcx) RESTORE(rax)
-	"	movq	%rbp, %rsp\n"
-	"	.cfi_def_cfa_register %rsp\n"
-	POP(rbp)
-	"	.cfi_restore %rbp\n"
-	"	ret\n"
+	RESTORE_CALLER_SAVED
 	"	.cfi_endproc\n"
 	"	.size	__ukcov_inline_pc_v1, .-__ukcov_inline_pc_v1\n");
 #undef INLINE_SEEN_FAST_PATH
@@ -1192,22 +1198,10 @@ __asm__(
 	"__ukcov_inline_pc_v2:\n"
 	"	.cfi_startproc\n"
 	INLINE2_TRACE_FAST_PATH
-	PUSH(rbp)
-	"	.cfi_rel_offset %rbp, 0\n"
-	"	movq	%rsp, %rbp\n"
-	"	.cfi_def_cfa_register %rbp\n"
-	"	andq	$-16, %rsp\n"
-	SAVE(rax) SAVE(rcx) SAVE(rdx) SAVE(rsi)
-	SAVE(rdi) SAVE(r8) SAVE(r9) SAVE(r10)
+	SAVE_CALLER_SAVED
 	"	movq	%r11, %rdx\n"
 	"	call	inline_pc2_record\n"
-	RESTORE(r10) RESTORE(r9) RESTORE(r8) RESTORE(rdi)
-	RESTORE(rsi) RESTORE(rdx) RESTORE(rcx) RESTORE(rax)
-	"	movq	%rbp, %rsp\n"
-	"	.cfi_def_cfa_register %rsp\n"
-	POP(rbp)
-	"	.cfi_restore %rbp\n"
-	"	ret\n"
+	RESTORE_CALLER_SAVED
 	"	.cfi_endproc\n"
 	"	.size	__ukcov_inline_pc_v2, .-__ukcov_inline_pc_v2\n");
 #undef INLINE2_TRACE_FAST_PATH
@@ -1215,6 +1209,8 @@ __asm__(
 #undef POP
 #undef SAVE
 #undef RESTORE
+#undef SAVE_CALLER_SAVED
+#undef RESTORE_CALLER_SAVED
 #else
 UKCOV_EXPORT void __ukcov_inline_pc_v1(uint64_t pc)
 {
