@@ -90,8 +90,7 @@ static int tree_parse(const char *v)
 	unsigned long long entries, words;
 	int mode, threads, head = 0, off = 0, text = 0;
 
-	if (sscanf(v, "%d,%llu,%n", &mode, &entries, &head) != 2 ||
-	    head == 0)
+	if (sscanf(v, "%d,%llu,%n", &mode, &entries, &head) != 2 || head == 0)
 		return -1;
 	/* %llu would take a sign too: only the bitmap's "+" is known. */
 	if (v[head] == '+') {
@@ -104,9 +103,8 @@ static int tree_parse(const char *v)
 		return -1;
 	off += head;
 	/* MODE as in the header: 1 pc, 2 cmp. */
-	if ((mode != 1 && mode != 2) ||
-	    entries < 2 || entries > (1ULL << 31) || threads < 0 ||
-	    threads > 1 || v[off] != '/' ||
+	if ((mode != 1 && mode != 2) || entries < 2 || entries > (1ULL << 31) ||
+	    threads < 0 || threads > 1 || v[off] != '/' ||
 	    strlen(v + off) >= sizeof(tree.dir) || (text && words == 0))
 		return -1;
 	if (text)

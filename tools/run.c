@@ -288,7 +288,7 @@ struct session {
 	uint64_t *area;		/* the mapped buffer */
 	size_t words;
 	uint64_t bitmap;	/* bitmap words of a unique mode, or 0 */
-	bool text_bits;		/* the bitmap is the default's: see tree_setenv */
+	bool text_bits; /* the bitmap is the default's: see tree_setenv */
 	bool cmp;
 	bool all_threads;	/* --threads all */
 	char modules[PATH_MAX];	/* the UKCOV_MODULES file */
@@ -379,8 +379,8 @@ static void tree_setenv(const struct session *s)
 	else
 		snprintf(bitmap, sizeof(bitmap), "%010llu",
 			 (unsigned long long)s->bitmap);
-	if (asprintf(&v, "%d,%010zu,%s,%d,%s", s->cmp ? 2 : 1, s->words,
-		     bitmap, s->all_threads ? 1 : 0, s->tree) < 0)
+	if (asprintf(&v, "%d,%010zu,%s,%d,%s", s->cmp ? 2 : 1, s->words, bitmap,
+		     s->all_threads ? 1 : 0, s->tree) < 0)
 		return;
 	setenv("UKCOV_TREE", v, 1);
 	free(v);
