@@ -1033,6 +1033,28 @@ static __attribute__((noinline, used)) void inline_pc_record(uint64_t pc)
 		trace_pc_process(on, pc);
 }
 
+/*
+ * ABI 2: point k of the TU whose offset is *tu found its bit clear in
+ * the thread's map (lib/imap.c).  A numbered point is guard tu * 8 + k
+ * with return address pc; a point of a TU not numbered yet is a
+ * trace_pc with return address pc.
+ */
+static __attribute__((noinline, used)) void
+inline_pc2_record(uint64_t pc, uint32_t k, const uint64_t *tu)
+{
+	uint64_t b = __atomic_load_n(tu, __ATOMIC_ACQUIRE);
+	uint32_t on, g;
+
+	if (b >= UKCOV_INLINE_UNREG) {
+		inline_pc_record(pc);
+		return;
+	}
+	on = __atomic_load_n(&__ukcov_sancov.on, __ATOMIC_RELAXED);
+	g = (uint32_t)(b * 8) + k;
+	if (on != 0)
+		guard_hit(&g, on, pc);
+}
+
 #if defined(__x86_64__) && defined(__ELF__)
 /*
  * The entry has LLVM's preserve_most convention (ABI 1): it keeps every
@@ -1128,27 +1150,6 @@ __asm__(
 	"	.size	__ukcov_inline_pc_v1, .-__ukcov_inline_pc_v1\n");
 #undef INLINE_SEEN_FAST_PATH
 
-/*
- * ABI 2: point k of the TU whose offset is *tu found its bit clear in
- * the thread's map (lib/imap.c).  A numbered point is guard tu * 8 + k
- * with return address pc; a point of a TU not numbered yet is a
- * trace_pc with return address pc.
- */
-static __attribute__((noinline, used)) void
-inline_pc2_record(uint64_t pc, uint32_t k, const uint64_t *tu)
-{
-	uint64_t b = __atomic_load_n(tu, __ATOMIC_ACQUIRE);
-	uint32_t on, g;
-
-	if (b >= UKCOV_INLINE_UNREG) {
-		inline_pc_record(pc);
-		return;
-	}
-	on = __atomic_load_n(&__ukcov_sancov.on, __ATOMIC_RELAXED);
-	g = (uint32_t)(b * 8) + k;
-	if (on != 0)
-		guard_hit(&g, on, pc);
-}
 
 /*
  * The entry: pc in rdi, k in esi, tu in r11; keeps every register but
@@ -1222,16 +1223,6 @@ UKCOV_EXPORT void __ukcov_inline_pc_v1(uint64_t pc)
 UKCOV_EXPORT void __ukcov_inline_pc_v2(uint64_t pc, uint32_t k,
 				       const uint64_t *tu)
 {
-	uint64_t b = __atomic_load_n(tu, __ATOMIC_ACQUIRE);
-	uint32_t on, g;
-
-	if (b >= UKCOV_INLINE_UNREG) {
-		inline_pc_record(pc);
-		return;
-	}
-	on = __atomic_load_n(&__ukcov_sancov.on, __ATOMIC_RELAXED);
-	g = (uint32_t)(b * 8) + k;
-	if (on != 0)
-		guard_hit(&g, on, pc);
+	inline_pc2_record(pc, k, tu);
 }
 #endif
