@@ -13,7 +13,7 @@
 BENCH_CACHE ?= bench/.cache
 BENCH_CPU   ?= 1
 BENCH_ARGS  ?=
-BENCH_RUN   := python3 bench/run.py --cpu $(BENCH_CPU) $(if $(BENCH_QUICK),--quick) $(BENCH_ARGS)
+BENCH_RUN   := python3 bench/run.py --cpu $(BENCH_CPU) --cache $(BENCH_CACHE) $(if $(BENCH_QUICK),--quick) $(BENCH_ARGS)
 BENCH_MAKE  := $(MAKE) --no-print-directory -f bench/workloads.mk B=$(B) CACHE=$(BENCH_CACHE)
 
 .PHONY: bench bench-build bench-fetch bench-ubench bench-report bench-sancov
