@@ -1206,6 +1206,70 @@ __asm__(
 	"	.cfi_endproc\n"
 	"	.size	__ukcov_inline_pc_v2, .-__ukcov_inline_pc_v2\n");
 #undef INLINE2_TRACE_FAST_PATH
+
+/*
+ * The gcc plugin's entry (plugins/gcc): its cold path skipped the red
+ * zone and pushed rdi and rsi before setting them to the PC and k and
+ * calling its thunk, which puts &tu in r11 and jumps here.  So rsi and
+ * r11 are free once k and tu are no longer needed (a plain trace's
+ * append or drop, the path every point takes while a thread traces
+ * PCs), and the return restores rdi and rsi and steps back over them
+ * and the red zone (8 + 8 + 128 bytes), as the thunk's own code did
+ * after a call to __ukcov_inline_pc_v2: one call and one save fewer a
+ * record.  Everything else goes to that entry, with rdi, esi and r11
+ * as it wants them.
+ */
+/* One instruction a line, as the assembler reads it. */
+/* clang-format off */
+#define GCC_RETURN							\
+	"	movq	8(%rsp), %rsi\n"				\
+	"	movq	16(%rsp), %rdi\n"				\
+	"	ret	$144\n"
+#if UKCOV_ASM_CALLBACKS
+#define INLINE2_GCC_TRACE_FAST_PATH					\
+	PUSH(rax)							\
+	"	movq	__ukcov_sancov@GOTPCREL(%rip), %rax\n"		\
+	"	cmpl	$2, " STR(ON_OFS) "(%rax)\n"			\
+	"	jne	1f\n"						\
+	"	movq	__ukcov_thread@GOTTPOFF(%rip), %rax\n"		\
+	"	cmpq	$0, %fs:" STR(T_BITS_OFS) "(%rax)\n"		\
+	"	jne	1f\n"						\
+	"	movq	%fs:" STR(T_AREA_OFS) "(%rax), %rsi\n"		\
+	"	testq	%rsi, %rsi\n"					\
+	"	je	3f\n"						\
+	"	movq	(%rsi), %r11\n"				\
+	"	cmpq	%fs:" STR(T_CAP_OFS) "(%rax), %r11\n"		\
+	"	jae	4f\n"						\
+	"	addq	$1, %r11\n"					\
+	"	movq	%rdi, (%rsi,%r11,8)\n"				\
+	"	movq	%r11, (%rsi)\n"				\
+	"3:\n"								\
+	POP(rax)							\
+	GCC_RETURN							\
+	"	.cfi_adjust_cfa_offset 8\n"				\
+	"4:	movq	%fs:" STR(T_DROPS_OFS) "(%rax), %rax\n"		\
+	"	addq	$1, (%rax)\n"					\
+	"	jmp	3b\n"						\
+	"1:\n"								\
+	POP(rax)
+#else
+#define INLINE2_GCC_TRACE_FAST_PATH ""
+#endif
+__asm__(
+	"	.text\n"
+	"	.p2align 4\n"
+	"	.globl	__ukcov_inline_pc_v2_gcc\n"
+	"	.type	__ukcov_inline_pc_v2_gcc, @function\n"
+	"__ukcov_inline_pc_v2_gcc:\n"
+	"	.cfi_startproc\n"
+	INLINE2_GCC_TRACE_FAST_PATH
+	"	call	*__ukcov_inline_pc_v2@GOTPCREL(%rip)\n"
+	GCC_RETURN
+	"	.cfi_endproc\n"
+	"	.size	__ukcov_inline_pc_v2_gcc, .-__ukcov_inline_pc_v2_gcc\n");
+/* clang-format on */
+#undef INLINE2_GCC_TRACE_FAST_PATH
+#undef GCC_RETURN
 #undef PUSH
 #undef POP
 #undef SAVE

@@ -47,6 +47,7 @@
 #define UKCOV_INLINE_MAP_SYM	"__ukcov_imap"	/* TLS, initial-exec */
 #define UKCOV_INLINE_INIT_FN	"__ukcov_inline_init_v2"
 #define UKCOV_INLINE_PC2_FN	"__ukcov_inline_pc_v2"
+#define UKCOV_INLINE_PC2_GCC_FN "__ukcov_inline_pc_v2_gcc"
 #define UKCOV_INLINE_PCS_SECTION "__ukcov_pcs"
 #define UKCOV_INLINE_MAP_BITS	(1u << 25)	/* every map's readable bits */
 #define UKCOV_INLINE_TU_MAX	(1u << 20)	/* points of one TU */
@@ -82,6 +83,15 @@ void __ukcov_inline_init_v2(uint64_t *tu, uint32_t n);
  * cannot pass r11.
  */
 void __ukcov_inline_pc_v2(uint64_t pc, uint32_t k, const uint64_t *tu);
+
+/*
+ * The same, as the gcc plugin's cold path reaches it: jumped to (not
+ * called) from a thunk, with the stack as that path leaves it: the
+ * return address into the cold path, then rsi and rdi as they were,
+ * then the 128 bytes of the red zone it stepped over.  It returns with
+ * rdi and rsi restored and those 144 bytes popped ("ret $144").
+ */
+void __ukcov_inline_pc_v2_gcc(uint64_t pc, uint32_t k, const uint64_t *tu);
 
 /* ABI 1: on = the word at UKCOV_INLINE_ON_OFS of __ukcov_sancov;
  * if (on) __ukcov_inline_pc_v1(L), preserve_most. */

@@ -21,10 +21,11 @@
  *	...the block...
  *   cold (section .text.unlikely.ukcov):
  *	skip the red zone; push rdi, rsi; rdi = L; esi = k
- *	call .Lukcov_thunk			r11 = &__ukcov_tu, call
- *						__ukcov_inline_pc_v2, restore
- *						rdi, rsi, return over them
- *						and the red zone
+ *	call .Lukcov_thunk			r11 = &__ukcov_tu, jump to
+ *						__ukcov_inline_pc_v2_gcc,
+ *						which restores rdi, rsi and
+ *						returns over them and the
+ *						red zone
  *	jmp back
  *
  * The assembler numbers the points: each statement takes k from the
@@ -418,10 +419,7 @@ void finish_unit(void *, void *)
 		"\t.section\t.text.unlikely.ukcov,\"ax\",@progbits\n"
 		".Lukcov_thunk:\n"
 		"\tleaq\t%s(%%rip), %%r11\n"
-		"\tcall\t*" UKCOV_INLINE_PC2_FN "@GOTPCREL(%%rip)\n"
-		"\tmovq\t8(%%rsp), %%rsi\n"
-		"\tmovq\t16(%%rsp), %%rdi\n"
-		"\tret\t$144\n"
+		"\tjmp\t*" UKCOV_INLINE_PC2_GCC_FN "@GOTPCREL(%%rip)\n"
 		"\t.type\t__ukcov_ctor, @function\n"
 		"__ukcov_ctor:\n"
 		"\tleaq\t%s(%%rip), %%rdi\n"
