@@ -337,4 +337,22 @@ expect "an entry outside the code: one-line error" 1 \
 expect "a table in an unlinked object: one-line error" 1 \
 	"ukcov: error: cmp.o: __ukcov_pcs in an unlinked object: link it first" \
 	sh -c "UKCOV_INLINE=1 UKCOV_CC=clang '$CCW' -c '$SRC/dlib.c' -o cmp.o && '$U' print-coverage-pcs cmp.o"
+# Link-time optimization: main.c and solib.c in one -flto link.  The
+# inline build is inline (its table is there) and covers the functions
+# the calls build covers, in both sources.
+for cc in clang gcc; do
+	for m in 0 1; do
+		UKCOV_CC=$cc UKCOV_INLINE=$m "$CCW" -O2 -flto "$SRC/main.c" "$SRC/solib.c" \
+			-ldl -o lto-$cc-$m >"$T/build.log" 2>&1 &&
+		"$U" run -o lto-$cc-$m.dump -- ./lto-$cc-$m ./clang-inl-O2/libdlib.so \
+			>/dev/null 2>&1 &&
+		"$U" covered-functions lto-$cc-$m lto-$cc-$m.dump | sort >lto-$cc-$m.txt ||
+			bad "$cc -O2 -flto UKCOV_INLINE=$m builds and runs" "$(tail -3 "$T/build.log")"
+	done
+	check "$cc -O2 -flto: an inline build, with its table" sh -c \
+		"has() { readelf -SW \$1 | grep -q ' __ukcov_pcs '; }; has lto-$cc-1 && ! has lto-$cc-0"
+	check "$cc -O2 -flto: the functions of both sources covered as the calls cover them" sh -c \
+		"grep -q 'solib.c:[0-9]* solib_sum\$' lto-$cc-1.txt && grep -q 'main.c:[0-9]* main\$' lto-$cc-1.txt &&
+		 cmp -s lto-$cc-0.txt lto-$cc-1.txt"
+done
 summary
