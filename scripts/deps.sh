@@ -4,7 +4,7 @@
 # line to run and fails.  Quiet when everything is there already.
 set -u
 # llvm-14-dev and gcc-12-plugin-dev: the inline plugins (plugins/plugins.mk).
-PKGS="gcc make clang-14 llvm-14 llvm-14-dev gcc-12-plugin-dev clang-tools-14 libclang-rt-14-dev \
+PKGS="gcc g++ make clang-14 llvm-14 llvm-14-dev gcc-12-plugin-dev clang-tools-14 libclang-rt-14-dev \
 pkgconf binutils libdw-dev libelf-dev libcapstone-dev nettle-dev lcov mandoc manpages-dev time \
 libmicrohttpd-dev chromium curl cppcheck clang-tidy-14 clang-format-14 bear \
 file gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user qemu-user-binfmt \

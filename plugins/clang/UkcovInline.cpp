@@ -62,16 +62,31 @@ const char DoneFlag[] = "ukcov.inline";
 // merged with another point's, hoisted or dropped.  The label is
 // module-unique (Instrumenter::labelName); a copy of the statement would
 // define it twice and stop the assembler, never record a wrong PC.
-std::string testAsm(const std::string &Label, uint32_t K, uint32_t FBase)
+std::string testAsm(const std::string &Label, uint32_t K, uint32_t FBase,
+		    const std::string &Section)
 {
 	std::string Bit = std::to_string(1u << (K & 7));
 	std::string Byte = std::to_string((K - FBase) >> 3);
 	std::string Entry = "\t.quad " + Label + "\n";
 
 	return "testb $$" + Bit + ", " + Byte + "($1)\n" + Label + ":\n" +
-	       "\t.pushsection " UKCOV_INLINE_PCS_SECTION
-	       ",\"aw\",@progbits\n\t.p2align 3\n" +
-	       Entry + "\t.popsection";
+	       "\t.pushsection " + Section + "\n\t.p2align 3\n" + Entry +
+	       "\t.popsection";
+}
+
+// The table's section for the points of F.  A function in a COMDAT
+// group (C++ inline functions, template instances) lists its points in
+// a section of that group: when the linker keeps another unit's copy
+// and discards this one, the entries go with it, where a plain
+// __ukcov_pcs section would refer to discarded code and stop the link
+// (as SanitizerCoverage puts __sancov_pcs in the function's comdat).
+std::string pcsSection(const Function &F)
+{
+	std::string S = UKCOV_INLINE_PCS_SECTION ",\"aw";
+
+	if (const Comdat *C = F.getComdat())
+		return S + "G\",@progbits," + C->getName().str() + ",comdat";
+	return S + "\",@progbits";
 }
 
 std::string pcAsm(const std::string &Label)
@@ -318,7 +333,7 @@ void Instrumenter::injectAtBlock(Function &F, BasicBlock &BB, AllocaInst *Slot)
 	Value *P = Slot ? IRB.CreateLoad(Int8PtrTy, Slot) : mapOfTu(IRB);
 	InlineAsm *Test = InlineAsm::get(
 		FunctionType::get(IRB.getInt8Ty(), { Int8PtrTy }, false),
-		testAsm(Label, K, FBase),
+		testAsm(Label, K, FBase, pcsSection(F)),
 		"={@ccz},r,~{dirflag},~{fpsr},~{flags}",
 		/*hasSideEffects=*/true);
 	CallInst *Z = IRB.CreateCall(Test, {P});

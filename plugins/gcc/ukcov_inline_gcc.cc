@@ -79,27 +79,58 @@ namespace {
  * the asm statements name. */
 const char TuName[] = "__ukcov_tu";
 
+/*
+ * The flags and type of a section of the points of a function in
+ * COMDAT group g (C++ inline functions, template instances; "" for
+ * none): its cold code and table entries go into sections of that
+ * group, so that when the linker keeps another unit's copy and discards
+ * this one they go with it.  In a plain section they would refer to
+ * discarded code and stop the link (SanitizerCoverage puts __sancov_pcs
+ * in the function's comdat likewise).
+ */
+std::string section_flags(const char *flags, const std::string &g)
+{
+	if (g.empty())
+		return std::string(",\"") + flags + "\",@progbits";
+	return std::string(",\"") + flags + "G\",@progbits," + g + ",comdat";
+}
+
 /* Point k, after its first lines (point_asm): operand 0 is m.  The
  * label is the end of the test, so the tool's point (L - 1) is the
  * test's last byte, in the block. */
-const char PointAsm[] =
-	".Lukcov_pc%=:\n"
-	"\tje\t.Lukcov_cold%=\n"
-	".Lukcov_back%=:\n"
-	"\t.pushsection .text.unlikely.ukcov,\"ax\",@progbits\n"
-	".Lukcov_cold%=:\n"
-	"\tleaq\t-128(%%rsp), %%rsp\n"
-	"\tpushq\t%%rdi\n"
-	"\tpushq\t%%rsi\n"
-	"\tleaq\t.Lukcov_pc%=(%%rip), %%rdi\n"
-	"\tmovl\t$.Lukcov_k%=, %%esi\n"
-	"\tcall\t.Lukcov_thunk\n"
-	"\tjmp\t.Lukcov_back%=\n"
-	"\t.popsection\n"
-	"\t.pushsection " UKCOV_INLINE_PCS_SECTION ",\"aw\",@progbits\n"
-	"\t.p2align 3\n"
-	"\t.quad\t.Lukcov_pc%=\n"
-	"\t.popsection";
+std::string point_tail(const std::string &group)
+{
+	return ".Lukcov_pc%=:\n"
+	       "\tje\t.Lukcov_cold%=\n"
+	       ".Lukcov_back%=:\n"
+	       "\t.pushsection .text.unlikely.ukcov" +
+	       section_flags("ax", group) + "\n"
+	       ".Lukcov_cold%=:\n"
+	       "\tleaq\t-128(%%rsp), %%rsp\n"
+	       "\tpushq\t%%rdi\n"
+	       "\tpushq\t%%rsi\n"
+	       "\tleaq\t.Lukcov_pc%=(%%rip), %%rdi\n"
+	       "\tmovl\t$.Lukcov_k%=, %%esi\n"
+	       "\tcall\t.Lukcov_thunk\n"
+	       "\tjmp\t.Lukcov_back%=\n"
+	       "\t.popsection\n"
+	       "\t.pushsection " UKCOV_INLINE_PCS_SECTION +
+	       section_flags("aw", group) + "\n"
+	       "\t.p2align 3\n"
+	       "\t.quad\t.Lukcov_pc%=\n"
+	       "\t.popsection";
+}
+
+/* The COMDAT group of function decl, as the assembler names it; ""
+ * when it has none. */
+std::string comdat_group(tree decl)
+{
+	tree id = DECL_COMDAT_GROUP(decl) ? decl_comdat_group_id(decl)
+					  : NULL_TREE;
+	const char *name = id ? IDENTIFIER_POINTER(id) : "";
+
+	return name[0] == '*' ? name + 1 : name;	/* a user asm name */
+}
 
 tree tu_decl;		/* static uint64_t __ukcov_tu */
 unsigned long npoints;	/* asm statements inserted, before any copy */
@@ -202,22 +233,24 @@ gimple_seq map_seq(tree lhs, int f)
  * tails, which would leave two blocks one point: trace-pc's calls are
  * merged less, as each block's code around its call differs more).
  */
-std::string point_asm(unsigned long id, int f)
+std::string point_asm(unsigned long id, int f, const std::string &group)
 {
 	return fbase_def(f) +
 	       "\t.set\t.Lukcov_k%=, .Lukcov_n\t# ukcov point " +
 	       std::to_string(id) + "\n"
 	       "\t.set\t.Lukcov_n, .Lukcov_n + 1\n"
 	       "\ttestb\t$(1 << (.Lukcov_k%= & 7)), "
-	       "((.Lukcov_k%= >> 3) - " + fbase(f) + ")(%0)\n" + PointAsm;
+	       "((.Lukcov_k%= >> 3) - " + fbase(f) + ")(%0)\n" +
+	       point_tail(group);
 }
 
 /* The point of the block starting at gsi (its first statement after
  * the labels), testing map m. */
-void insert_point(gimple_stmt_iterator *gsi, tree m, int f)
+void insert_point(gimple_stmt_iterator *gsi, tree m, int f,
+		  const std::string &group)
 {
 	vec<tree, va_gc> *in = NULL, *clob = NULL;
-	std::string text = point_asm(npoints, f);
+	std::string text = point_asm(npoints, f, group);
 	gasm *g;
 
 	vec_safe_push(in, asm_operand("r", m));
@@ -293,6 +326,7 @@ void instrument_function(function *fun)
 	 * compute m at each point. */
 	bool per_point = fun->calls_setjmp || fun->has_nonlocal_label;
 	int f = fun->funcdef_no;
+	std::string group = comdat_group(fun->decl);
 
 	FOR_EACH_BB_FN(bb, fun)
 		if (!gsi_end_p(gsi_start_nondebug_after_labels_bb(bb)))
@@ -309,7 +343,7 @@ void instrument_function(function *fun)
 			gsi_insert_seq_before(&gsi, map_seq(m, f),
 					      GSI_SAME_STMT);
 		}
-		insert_point(&gsi, m, f);
+		insert_point(&gsi, m, f, group);
 	}
 	if (!per_point)
 		place_map(fun, m);

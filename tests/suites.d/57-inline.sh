@@ -355,4 +355,25 @@ for cc in clang gcc; do
 		"grep -q 'solib.c:[0-9]* solib_sum\$' lto-$cc-1.txt && grep -q 'main.c:[0-9]* main\$' lto-$cc-1.txt &&
 		 cmp -s lto-$cc-0.txt lto-$cc-1.txt"
 done
+# C++: functions in COMDAT groups (cxx.h's inline function and template
+# instance, and the standard library's), emitted by both units and kept
+# once by the linker.  Their table entries and gcc's cold code are in
+# sections of the function's group: the inline build links, and has
+# the points and records of the calls build.
+CXXW=$TOP/$B/ukcov-c++
+for cxx in clang++ g++; do
+	for m in 0 1; do
+		UKCOV_CXX=$cxx UKCOV_INLINE=$m "$CXXW" -O0 -g "$SRC/cxx_a.cc" "$SRC/cxx_b.cc" \
+			-o cxx-$cxx-$m >"$T/build.log" 2>&1 ||
+			bad "$cxx -O0 UKCOV_INLINE=$m: two units with COMDAT functions link" \
+				"$(grep -m 2 -E 'error|discarded' "$T/build.log" | cut -c 1-200)"
+		"$U" run -o cxx-$cxx-$m.dump -- ./cxx-$cxx-$m 3 >/dev/null 2>cxx-$cxx-$m.err
+		{ sed -n 's/.*; \([0-9]*\) records, .*/records \1/p' cxx-$cxx-$m.err
+		  "$U" print-coverage-pcs cxx-$cxx-$m | wc -l
+		  "$U" covered-functions cxx-$cxx-$m cxx-$cxx-$m.dump; } >cxx-$cxx-$m.txt 2>&1
+	done
+	check "$cxx -O0: the inline build is inline" has_table cxx-$cxx-1
+	same "$cxx -O0, two units with COMDAT functions: records, points, functions as the calls" \
+		cxx-$cxx-0.txt cxx-$cxx-1.txt
+done
 summary
