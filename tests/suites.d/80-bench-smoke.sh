@@ -33,7 +33,7 @@ cc "$T/target.o" "$B/libukcov.a" -lpthread -o "$T/t_uk"
 # I5's measure (bench/run.py text_bytes): the .text and .text.* bytes of
 # an object, as binutils' size counts them.
 want=$(size -A "$T/target.o" | awk '$1 == ".text" || $1 ~ /^\.text\./ { s += $2 } END { print s }')
-got=$(python3 -c 'import sys; sys.path.insert(0, "bench"); import run; print(run.text_bytes(sys.argv[1]))' "$T/target.o")
+got=$(python3 -B -c 'import sys; sys.path.insert(0, "bench"); import run; print(run.text_bytes(sys.argv[1]))' "$T/target.o")
 if [ -n "$want" ] && [ "$want" -gt 0 ] && [ "$want" = "$got" ]; then
     ok bench-text-bytes
 else
