@@ -254,6 +254,21 @@ static int targets_x86_64(const char *cc, int argc, char **argv)
 	return dumps_x86_64(cc);
 }
 
+/* Whether the command line asks for link-time optimization (the last
+ * of -flto, -flto=..., -fno-lto decides). */
+static int wants_lto(int argc, char **argv)
+{
+	int lto = 0;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-flto") || !strncmp(argv[i], "-flto=", 6))
+			lto = 1;
+		else if (!strcmp(argv[i], "-fno-lto"))
+			lto = 0;
+	}
+	return lto;
+}
+
 /*
  * The inline plugin for compiler cc, beside libukcov in libdir, when
  * the build should use it: NULL for calls.  By default the plugin is
@@ -262,7 +277,8 @@ static int targets_x86_64(const char *cc, int argc, char **argv)
  * unique mode, what "ukcov run" records), and the calls otherwise;
  * UKCOV_INLINE=0 chooses the calls, =1 requires the plugin (an error
  * when it cannot be used).  By default a compilation for another
- * target than x86-64 (a cross compiler, --target, -m32) gets the calls.  Guard, CMP and fuzzing builds are calls:
+ * target than x86-64 (a cross compiler, --target, -m32), and a clang
+ * build with -flto, gets the calls.  Guard, CMP and fuzzing builds are calls:
  * the plugins instrument blocks as trace-pc does, and clang 14 emits
  * trace-cmp only together with a block type.
  */
@@ -289,6 +305,18 @@ static char *inline_plugin(const char *cc, const char *libdir, int cmp,
 			"instrumentation has no %s mode; unset UKCOV_%s or "
 			"set UKCOV_INLINE=0\n", guard ? "guard" : "CMP",
 			guard ? "GUARD" : "CMP");
+		exit(1);
+	}
+	/* clang optimizes an -flto module again at the link, after the
+	 * plugin's pass, and its inliner would copy the points' asm
+	 * (plugins/clang refuses such a module); gcc's points survive
+	 * copies (each numbers itself in the assembler). */
+	if (is_clang(cc) && wants_lto(argc, argv)) {
+		if (!want)
+			return NULL;
+		fprintf(stderr, "ukcov-cc: UKCOV_INLINE=1: clang's inline "
+				"instrumentation does not support -flto; build "
+				"without it or set UKCOV_INLINE=0\n");
 		exit(1);
 	}
 	path = join(libdir, is_clang(cc) ? "/ukcov-inline-clang.so"

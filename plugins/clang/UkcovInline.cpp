@@ -432,6 +432,19 @@ struct UkcovInlinePass : PassInfoMixin<UkcovInlinePass> {
 				"only; build with UKCOV_INLINE=0 (calls)");
 			return PreservedAnalyses::all();
 		}
+		// A module built for link-time optimization (-flto: clang
+		// sets "ThinLTO" to 0; -flto=thin: "EnableSplitLTOUnit")
+		// is optimized again at the link, after this pass, and
+		// the link's inliner copies a point's asm into every
+		// caller: one label defined twice, and the link fails.
+		if (M.getModuleFlag("ThinLTO") ||
+		    M.getModuleFlag("EnableSplitLTOUnit")) {
+			M.getContext().emitError(
+				"ukcov inline instrumentation (clang) does not "
+				"support -flto; build with UKCOV_INLINE=0 "
+				"(calls)");
+			return PreservedAnalyses::all();
+		}
 		M.addModuleFlag(Module::Override, DoneFlag, 1);
 		Instrumenter I(M);
 		for (Function &F : M)
