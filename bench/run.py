@@ -49,7 +49,7 @@ def text_span(path):
 
 def text_bytes(path):
     """Bytes of an ELF64 object's sections named .text or .text.* (hot and cold
-    code alike: the inline plugins' cold paths are in .text.unlikely.ukcov)."""
+    code alike: gcc's inline cold paths are in .text.unlikely.ukcov.*)."""
     with open(path, "rb") as f:
         data = f.read()
     shoff, = struct.unpack_from("<Q", data, 0x28)

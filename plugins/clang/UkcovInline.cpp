@@ -34,6 +34,7 @@
 #include "llvm/IR/InlineAsm.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/MDBuilder.h"
+#include "llvm/IR/Mangler.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Passes/PassPlugin.h"
@@ -80,13 +81,34 @@ std::string testAsm(const std::string &Label, uint32_t K, uint32_t FBase,
 // and discards this one, the entries go with it, where a plain
 // __ukcov_pcs section would refer to discarded code and stop the link
 // (as SanitizerCoverage puts __sancov_pcs in the function's comdat).
+// The section is linked to the function (SHF_LINK_ORDER, flag "o", as
+// __sancov_pcs is): --gc-sections keeps its entries exactly while it
+// keeps the function, where an unreferenced section lost them all.
+// LLVM's assembler reads the group before the linked-to symbol (GNU as
+// the other way round: plugins/gcc).
 std::string pcsSection(const Function &F)
 {
-	std::string S = UKCOV_INLINE_PCS_SECTION ",\"aw";
+	SmallString<64> Sym;
+	std::string Flags = "o", Tail;
 
-	if (const Comdat *C = F.getComdat())
-		return S + "G\",@progbits," + C->getName().str() + ",comdat";
-	return S + "\",@progbits";
+	Mangler().getNameWithPrefix(Sym, &F, false);
+	if (Sym.str().find_first_of("{|}\"") != StringRef::npos)
+		Flags = "";	// not worth quoting; no gc of the table
+	if (const Comdat *C = F.getComdat()) {
+		Flags += "G";
+		Tail = "," + C->getName().str() + ",comdat";
+	}
+	if (!Flags.empty() && Flags[0] == 'o') {
+		std::string Escaped;
+
+		for (char Ch : Sym.str()) {
+			if (Ch == '$')
+				Escaped += '$';
+			Escaped += Ch;
+		}
+		Tail += ",\"" + Escaped + "\"";
+	}
+	return UKCOV_INLINE_PCS_SECTION ",\"aw" + Flags + "\",@progbits" + Tail;
 }
 
 std::string pcAsm(const std::string &Label)

@@ -19,7 +19,7 @@
  *   L:	je	cold				L is in __ukcov_pcs
  *   back:
  *	...the block...
- *   cold (section .text.unlikely.ukcov):
+ *   cold (section .text.unlikely.ukcov.f):
  *	skip the red zone; push rdi, rsi; rdi = L; esi = k
  *	call .Lukcov_thunk			r11 = &__ukcov_tu, jump to
  *						__ukcov_inline_pc_v2_gcc,
@@ -95,15 +95,30 @@ std::string section_flags(const char *flags, const std::string &g)
 	return std::string(",\"") + flags + "G\",@progbits," + g + ",comdat";
 }
 
+/*
+ * The table's section: linked to the function f's symbol sym
+ * (SHF_LINK_ORDER, flag "o", as SanitizerCoverage's __sancov_pcs), so
+ * that --gc-sections keeps its entries exactly while it keeps the
+ * function, where an unreferenced section lost them all.  GNU as reads
+ * the linked-to symbol before the group (LLVM's assembler the other
+ * way round: plugins/clang).
+ */
+std::string pcs_flags(const std::string &sym, const std::string &g)
+{
+	if (g.empty())
+		return ",\"awo\",@progbits," + sym;
+	return ",\"awoG\",@progbits," + sym + "," + g + ",comdat";
+}
+
 /* Point k, after its first lines (point_asm): operand 0 is m.  The
  * label is the end of the test, so the tool's point (L - 1) is the
  * test's last byte, in the block. */
-std::string point_tail(const std::string &group)
+std::string point_tail(const std::string &group, const std::string &sym)
 {
 	return ".Lukcov_pc%=:\n"
 	       "\tje\t.Lukcov_cold%=\n"
 	       ".Lukcov_back%=:\n"
-	       "\t.pushsection .text.unlikely.ukcov" +
+	       "\t.pushsection .text.unlikely.ukcov." + sym +
 	       section_flags("ax", group) + "\n"
 	       ".Lukcov_cold%=:\n"
 	       "\tleaq\t-128(%%rsp), %%rsp\n"
@@ -115,7 +130,7 @@ std::string point_tail(const std::string &group)
 	       "\tjmp\t.Lukcov_back%=\n"
 	       "\t.popsection\n"
 	       "\t.pushsection " UKCOV_INLINE_PCS_SECTION +
-	       section_flags("aw", group) + "\n"
+	       pcs_flags(sym, group) + "\n"
 	       "\t.p2align 3\n"
 	       "\t.quad\t.Lukcov_pc%=\n"
 	       "\t.popsection";
@@ -128,6 +143,14 @@ std::string comdat_group(tree decl)
 	tree id = DECL_COMDAT_GROUP(decl) ? decl_comdat_group_id(decl)
 					  : NULL_TREE;
 	const char *name = id ? IDENTIFIER_POINTER(id) : "";
+
+	return name[0] == '*' ? name + 1 : name;	/* a user asm name */
+}
+
+/* The symbol of function decl, as the assembler names it. */
+std::string asm_name(tree decl)
+{
+	const char *name = IDENTIFIER_POINTER(DECL_ASSEMBLER_NAME(decl));
 
 	return name[0] == '*' ? name + 1 : name;	/* a user asm name */
 }
@@ -233,7 +256,8 @@ gimple_seq map_seq(tree lhs, int f)
  * tails, which would leave two blocks one point: trace-pc's calls are
  * merged less, as each block's code around its call differs more).
  */
-std::string point_asm(unsigned long id, int f, const std::string &group)
+std::string point_asm(unsigned long id, int f, const std::string &group,
+		      const std::string &sym)
 {
 	return fbase_def(f) +
 	       "\t.set\t.Lukcov_k%=, .Lukcov_n\t# ukcov point " +
@@ -241,16 +265,16 @@ std::string point_asm(unsigned long id, int f, const std::string &group)
 	       "\t.set\t.Lukcov_n, .Lukcov_n + 1\n"
 	       "\ttestb\t$(1 << (.Lukcov_k%= & 7)), "
 	       "((.Lukcov_k%= >> 3) - " + fbase(f) + ")(%0)\n" +
-	       point_tail(group);
+	       point_tail(group, sym);
 }
 
 /* The point of the block starting at gsi (its first statement after
  * the labels), testing map m. */
 void insert_point(gimple_stmt_iterator *gsi, tree m, int f,
-		  const std::string &group)
+		  const std::string &group, const std::string &sym)
 {
 	vec<tree, va_gc> *in = NULL, *clob = NULL;
-	std::string text = point_asm(npoints, f, group);
+	std::string text = point_asm(npoints, f, group, sym);
 	gasm *g;
 
 	vec_safe_push(in, asm_operand("r", m));
@@ -327,6 +351,7 @@ void instrument_function(function *fun)
 	bool per_point = fun->calls_setjmp || fun->has_nonlocal_label;
 	int f = fun->funcdef_no;
 	std::string group = comdat_group(fun->decl);
+	std::string sym = asm_name(fun->decl);
 
 	FOR_EACH_BB_FN(bb, fun)
 		if (!gsi_end_p(gsi_start_nondebug_after_labels_bb(bb)))
@@ -343,7 +368,7 @@ void instrument_function(function *fun)
 			gsi_insert_seq_before(&gsi, map_seq(m, f),
 					      GSI_SAME_STMT);
 		}
-		insert_point(&gsi, m, f, group);
+		insert_point(&gsi, m, f, group, sym);
 	}
 	if (!per_point)
 		place_map(fun, m);

@@ -392,4 +392,22 @@ for cxx in clang++ g++; do
 	same "$cxx -O0, two units with COMDAT functions: records, points, functions as the calls" \
 		cxx-$cxx-0.txt cxx-$cxx-1.txt
 done
+# --gc-sections: the table's sections are linked to their functions
+# (SHF_LINK_ORDER) and gcc's cold code is a section per function, so
+# the linker keeps a function's entries exactly while it keeps the
+# function (an unreferenced table was dropped whole: no points).
+for cc in clang gcc; do
+	for m in 0 1; do
+		UKCOV_CC=$cc UKCOV_INLINE=$m "$CCW" -O2 -ffunction-sections -Wl,--gc-sections \
+			"$SRC/main.c" "$SRC/solib.c" -ldl -o gc-$cc-$m >"$T/build.log" 2>&1 &&
+		"$U" run -o gc-$cc-$m.dump -- ./gc-$cc-$m ./clang-inl-O2/libdlib.so \
+			>/dev/null 2>&1 &&
+		"$U" covered-functions gc-$cc-$m gc-$cc-$m.dump | sort >gc-$cc-$m.txt ||
+			bad "$cc --gc-sections UKCOV_INLINE=$m builds and runs" "$(tail -3 "$T/build.log")"
+	done
+	check "$cc --gc-sections: the inline build keeps its table" sh -c \
+		"readelf -SW gc-$cc-1 | grep -q ' __ukcov_pcs ' && [ \$('$U' print-coverage-pcs gc-$cc-1 | wc -l) -gt 0 ]"
+	check "$cc --gc-sections: the functions covered as the calls cover them" sh -c \
+		"grep -q 'solib.c:[0-9]* solib_sum\$' gc-$cc-1.txt && cmp -s gc-$cc-0.txt gc-$cc-1.txt"
+done
 summary
