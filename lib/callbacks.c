@@ -1033,6 +1033,51 @@ static __attribute__((noinline, used)) void inline_pc_record(uint64_t pc)
 		trace_pc_process(on, pc);
 }
 
+#if defined(__x86_64__) && defined(__ELF__)
+/*
+ * UKCOV_SCRIBBLE_VECTORS=1, for tests: the C half of an inline point
+ * sets xmm0-15 to all ones before it does anything, as any C function
+ * it runs may change them.  The cold paths must keep the caller's
+ * vector registers all the same (clang's call saves those it needs
+ * around it, gcc's entry saves the whole vector state; tests/core,
+ * unique.keeps_registers).  Read once, before the constructors of
+ * ordinary priority.
+ */
+static int scribble_vectors;
+
+__attribute__((constructor(102))) static void scribble_at_start(void)
+{
+	const char *v = ukcov__env("UKCOV_SCRIBBLE_VECTORS");
+
+	scribble_vectors = v != NULL && strcmp(v, "1") == 0;
+}
+
+static __attribute__((noinline)) void scribble_vector_registers(void)
+{
+	__asm__ volatile("pcmpeqd %%xmm0, %%xmm0\n\t"
+			 "pcmpeqd %%xmm1, %%xmm1\n\t"
+			 "pcmpeqd %%xmm2, %%xmm2\n\t"
+			 "pcmpeqd %%xmm3, %%xmm3\n\t"
+			 "pcmpeqd %%xmm4, %%xmm4\n\t"
+			 "pcmpeqd %%xmm5, %%xmm5\n\t"
+			 "pcmpeqd %%xmm6, %%xmm6\n\t"
+			 "pcmpeqd %%xmm7, %%xmm7\n\t"
+			 "pcmpeqd %%xmm8, %%xmm8\n\t"
+			 "pcmpeqd %%xmm9, %%xmm9\n\t"
+			 "pcmpeqd %%xmm10, %%xmm10\n\t"
+			 "pcmpeqd %%xmm11, %%xmm11\n\t"
+			 "pcmpeqd %%xmm12, %%xmm12\n\t"
+			 "pcmpeqd %%xmm13, %%xmm13\n\t"
+			 "pcmpeqd %%xmm14, %%xmm14\n\t"
+			 "pcmpeqd %%xmm15, %%xmm15"
+			 :
+			 :
+			 : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5",
+			   "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11",
+			   "xmm12", "xmm13", "xmm14", "xmm15");
+}
+#endif
+
 /*
  * ABI 2: point k of the TU whose offset is *tu found its bit clear in
  * the thread's map (lib/imap.c).  A numbered point is guard tu * 8 + k
@@ -1045,6 +1090,10 @@ inline_pc2_record(uint64_t pc, uint32_t k, const uint64_t *tu)
 	uint64_t b = __atomic_load_n(tu, __ATOMIC_ACQUIRE);
 	uint32_t on, g;
 
+#if defined(__x86_64__) && defined(__ELF__)
+	if (unlikely(scribble_vectors))
+		scribble_vector_registers();
+#endif
 	if (b >= UKCOV_INLINE_UNREG) {
 		inline_pc_record(pc);
 		return;
@@ -1161,36 +1210,49 @@ __asm__(
  */
 #define ON_OFS	0	/* offsetof(struct ukcov_sancov_hot, on) */
 _Static_assert(offsetof(struct ukcov_sancov_hot, on) == ON_OFS, "on");
+/* One instruction a line, as the assembler reads it. */
+/* clang-format off */
 #if UKCOV_ASM_CALLBACKS
-#define INLINE2_TRACE_FAST_PATH						\
-	PUSH(rax) PUSH(rcx)						\
+/*
+ * A plain trace's append or drop, as both inline entries take it: T
+ * gets the thread's TLS offset and A the area (neither r11, which
+ * holds the count); SAVES and RESTORES keep what the entry uses of
+ * them and rax (SAVED bytes); RETURN leaves the entry.  Anything else
+ * goes on after label 1, with the registers restored.
+ */
+#define INLINE2_TRACE(T, A, SAVES, RESTORES, SAVED, RETURN)		\
+	SAVES								\
 	"	movq	__ukcov_sancov@GOTPCREL(%rip), %rax\n"		\
 	"	cmpl	$2, " STR(ON_OFS) "(%rax)\n"			\
 	"	jne	1f\n"						\
-	"	movq	__ukcov_thread@GOTTPOFF(%rip), %rcx\n"		\
-	"	cmpq	$0, %fs:" STR(T_BITS_OFS) "(%rcx)\n"		\
+	"	movq	__ukcov_thread@GOTTPOFF(%rip), " T "\n"		\
+	"	cmpq	$0, %fs:" STR(T_BITS_OFS) "(" T ")\n"		\
 	"	jne	1f\n"						\
-	"	movq	%fs:" STR(T_AREA_OFS) "(%rcx), %rax\n"		\
-	"	testq	%rax, %rax\n"					\
+	"	movq	%fs:" STR(T_AREA_OFS) "(" T "), " A "\n"		\
+	"	testq	" A ", " A "\n"					\
 	"	je	3f\n"						\
-	"	movq	(%rax), %r11\n"				\
-	"	cmpq	%fs:" STR(T_CAP_OFS) "(%rcx), %r11\n"		\
+	"	movq	(" A "), %r11\n"					\
+	"	cmpq	%fs:" STR(T_CAP_OFS) "(" T "), %r11\n"		\
 	"	jae	4f\n"						\
 	"	addq	$1, %r11\n"					\
-	"	movq	%rdi, (%rax,%r11,8)\n"				\
-	"	movq	%r11, (%rax)\n"				\
+	"	movq	%rdi, (" A ",%r11,8)\n"				\
+	"	movq	%r11, (" A ")\n"					\
 	"3:\n"								\
-	POP(rcx) POP(rax)						\
-	"	ret\n"							\
-	"	.cfi_adjust_cfa_offset 16\n"				\
-	"4:	movq	%fs:" STR(T_DROPS_OFS) "(%rcx), %rax\n"		\
+	RESTORES							\
+	RETURN								\
+	"	.cfi_adjust_cfa_offset " SAVED "\n"			\
+	"4:	movq	%fs:" STR(T_DROPS_OFS) "(" T "), %rax\n"		\
 	"	addq	$1, (%rax)\n"					\
 	"	jmp	3b\n"						\
 	"1:\n"								\
-	POP(rcx) POP(rax)
+	RESTORES
+#define INLINE2_TRACE_FAST_PATH						\
+	INLINE2_TRACE("%rcx", "%rax", PUSH(rax) PUSH(rcx),		\
+		      POP(rcx) POP(rax), "16", "	ret\n")
 #else
 #define INLINE2_TRACE_FAST_PATH ""
 #endif
+/* clang-format on */
 __asm__(
 	"	.text\n"
 	"	.p2align 4\n"
@@ -1216,8 +1278,11 @@ __asm__(
  * PCs), and the return restores rdi and rsi and steps back over them
  * and the red zone (8 + 8 + 128 bytes), as the thunk's own code did
  * after a call to __ukcov_inline_pc_v2: one call and one save fewer a
- * record.  Everything else goes to that entry, with rdi, esi and r11
- * as it wants them.
+ * record.  coverage=1 and its counters are done here too.  Everything
+ * else goes to that entry, with rdi, esi and r11 as it wants them, and
+ * with the vector state saved around it: gcc's asm says it clobbers
+ * r11 and the flags only, and the C half behind that entry may change
+ * any vector register (docs/DESIGN.md, "Inline instrumentation").
  */
 /* One instruction a line, as the assembler reads it. */
 /* clang-format off */
@@ -1225,35 +1290,73 @@ __asm__(
 	"	movq	8(%rsp), %rsi\n"				\
 	"	movq	16(%rsp), %rdi\n"				\
 	"	ret	$144\n"
+#define INLINE_UNREG_ASM 0x3e0000	/* UKCOV_INLINE_UNREG, for the asm */
+_Static_assert(INLINE_UNREG_ASM == UKCOV_INLINE_UNREG,
+	       "the window of TUs not numbered yet");
+/* The vector state the C half may change (see above): XSAVE's x87,
+ * SSE, AVX, opmask, ZMM_Hi256 and Hi16_ZMM components (Intel SDM
+ * vol. 1, 13.1), as much of it as the OS enabled.  XRSTOR of the
+ * standard form needs the header's bytes after XSTATE_BV zero. */
+#define VSTATE_MASK	"0xe7"
+#define XSAVE_HEADER_CLEAR						\
+	"	movq	%rdx, 512(%rsp)\n"				\
+	"	movq	%rdx, 520(%rsp)\n"				\
+	"	movq	%rdx, 528(%rsp)\n"				\
+	"	movq	%rdx, 536(%rsp)\n"				\
+	"	movq	%rdx, 544(%rsp)\n"				\
+	"	movq	%rdx, 552(%rsp)\n"				\
+	"	movq	%rdx, 560(%rsp)\n"				\
+	"	movq	%rdx, 568(%rsp)\n"
 #if UKCOV_ASM_CALLBACKS
 #define INLINE2_GCC_TRACE_FAST_PATH					\
-	PUSH(rax)							\
+	INLINE2_TRACE("%rax", "%rsi", PUSH(rax), POP(rax), "8", GCC_RETURN)
+/*
+ * coverage=1 and its counters (the word has no other bit), as
+ * guard_hit does them: the guard's count, saturating, and its slot, set
+ * by the first hit to the point (the guard callback's assembly does
+ * that too).  Every point comes here in those modes (lib/imap.c), so
+ * none may pay the vector state's save below.  A TU not numbered yet
+ * goes to C.
+ */
+#define GUARD_CNT_OFS	32	/* offsetof(..., counters) */
+_Static_assert(offsetof(struct ukcov_sancov_hot, counters) == GUARD_CNT_OFS,
+	       "the gcc entry's offset of counters");
+_Static_assert(UKCOV_SANCOV_CNT == 8, "the gcc entry's CNT bit");
+#define INLINE2_GCC_PCS_FAST_PATH					\
+	PUSH(rax) PUSH(rcx) PUSH(rdx)					\
 	"	movq	__ukcov_sancov@GOTPCREL(%rip), %rax\n"		\
-	"	cmpl	$2, " STR(ON_OFS) "(%rax)\n"			\
-	"	jne	1f\n"						\
-	"	movq	__ukcov_thread@GOTTPOFF(%rip), %rax\n"		\
-	"	cmpq	$0, %fs:" STR(T_BITS_OFS) "(%rax)\n"		\
-	"	jne	1f\n"						\
-	"	movq	%fs:" STR(T_AREA_OFS) "(%rax), %rsi\n"		\
-	"	testq	%rsi, %rsi\n"					\
+	"	movl	" STR(ON_OFS) "(%rax), %edx\n"			\
+	"	testl	$-10, %edx\n"		/* ~(PCS | CNT) */	\
+	"	jne	2f\n"						\
+	"	movq	(%r11), %rcx\n"					\
+	"	cmpq	$" STR(INLINE_UNREG_ASM) ", %rcx\n"		\
+	"	jae	2f\n"						\
+	"	leaq	(%rsi,%rcx,8), %rcx\n"		/* g */		\
+	"	testq	%rcx, %rcx\n"					\
 	"	je	3f\n"						\
-	"	movq	(%rsi), %r11\n"				\
-	"	cmpq	%fs:" STR(T_CAP_OFS) "(%rax), %r11\n"		\
-	"	jae	4f\n"						\
-	"	addq	$1, %r11\n"					\
-	"	movq	%rdi, (%rsi,%r11,8)\n"				\
-	"	movq	%r11, (%rsi)\n"				\
+	"	testl	$8, %edx\n"					\
+	"	je	5f\n"						\
+	"	movq	" STR(GUARD_CNT_OFS) "(%rax), %r11\n"		\
+	"	cmpb	$255, (%r11,%rcx)\n"				\
+	"	je	5f\n"						\
+	"	addb	$1, (%r11,%rcx)\n"				\
+	"5:	testl	$1, %edx\n"					\
+	"	je	3f\n"						\
+	"	movq	" STR(GUARD_PCS_OFS) "(%rax), %rax\n"		\
+	"	leaq	(%rax,%rcx,8), %rax\n"				\
+	"	cmpq	$0, (%rax)\n"					\
+	"	jne	3f\n"						\
+	"	leaq	-1(%rdi), %rcx\n"				\
+	"	movq	%rcx, (%rax)\n"					\
 	"3:\n"								\
-	POP(rax)							\
+	POP(rdx) POP(rcx) POP(rax)					\
 	GCC_RETURN							\
-	"	.cfi_adjust_cfa_offset 8\n"				\
-	"4:	movq	%fs:" STR(T_DROPS_OFS) "(%rax), %rax\n"		\
-	"	addq	$1, (%rax)\n"					\
-	"	jmp	3b\n"						\
-	"1:\n"								\
-	POP(rax)
+	"	.cfi_adjust_cfa_offset 24\n"				\
+	"2:\n"								\
+	POP(rdx) POP(rcx) POP(rax)
 #else
 #define INLINE2_GCC_TRACE_FAST_PATH ""
+#define INLINE2_GCC_PCS_FAST_PATH ""
 #endif
 __asm__(
 	"	.text\n"
@@ -1263,12 +1366,87 @@ __asm__(
 	"__ukcov_inline_pc_v2_gcc:\n"
 	"	.cfi_startproc\n"
 	INLINE2_GCC_TRACE_FAST_PATH
+	INLINE2_GCC_PCS_FAST_PATH
+	PUSH(rbp)
+	"	.cfi_rel_offset %rbp, 0\n"
+	"	movq	%rsp, %rbp\n"
+	"	.cfi_def_cfa_register %rbp\n"
+	SAVE(rax) SAVE(rdx)
+	"	movl	ukcov_vstate_size(%rip), %eax\n"
+	"	testl	%eax, %eax\n"
+	"	je	6f\n"
+	"5:	cmpl	$1, %eax\n"
+	"	je	7f\n"
+	"	subq	%rax, %rsp\n"
+	"	andq	$-64, %rsp\n"
+	"	xorl	%edx, %edx\n"
+	XSAVE_HEADER_CLEAR
+	"	movl	$" VSTATE_MASK ", %eax\n"
+	"	xsave	(%rsp)\n"
 	"	call	*__ukcov_inline_pc_v2@GOTPCREL(%rip)\n"
+	"	movl	$" VSTATE_MASK ", %eax\n"
+	"	xorl	%edx, %edx\n"
+	"	xrstor	(%rsp)\n"
+	"	jmp	8f\n"
+	"7:	subq	$512, %rsp\n"
+	"	andq	$-64, %rsp\n"
+	"	fxsave64	(%rsp)\n"
+	"	call	*__ukcov_inline_pc_v2@GOTPCREL(%rip)\n"
+	"	fxrstor64	(%rsp)\n"
+	"8:	leaq	-16(%rbp), %rsp\n"
+	RESTORE(rdx) RESTORE(rax)
+	"	movq	%rbp, %rsp\n"
+	"	.cfi_def_cfa_register %rsp\n"
+	POP(rbp)
+	"	.cfi_restore %rbp\n"
 	GCC_RETURN
+	/* Once: the bytes the XSAVE area needs for VSTATE_MASK's
+	 * components, their furthest end (CPUID 0DH.i: EAX the size, EBX
+	 * the offset, 0 for a component the CPU lacks; the legacy area and
+	 * the header first), as glibc sizes its own (cpu_features.c); or 1
+	 * for FXSAVE if the OS enabled no XSAVE state (CPUID 1:ECX.OSXSAVE
+	 * clear).  Threads racing here store the same value. */
+	"	.cfi_def_cfa %rbp, 16\n"
+	"	.cfi_offset %rbp, -16\n"
+	"6:	pushq	%rbx\n"
+	"	pushq	%rcx\n"
+	"	pushq	%r8\n"
+	"	pushq	%r9\n"
+	"	movl	$1, %eax\n"
+	"	cpuid\n"
+	"	movl	$1, %r8d\n"
+	"	btl	$27, %ecx\n"
+	"	jnc	9f\n"
+	"	movl	$576, %r8d\n"
+	"	movl	$2, %r9d\n"
+	"10:	movl	$0xd, %eax\n"
+	"	movl	%r9d, %ecx\n"
+	"	cpuid\n"
+	"	addl	%eax, %ebx\n"
+	"	cmpl	%ebx, %r8d\n"
+	"	cmovbl	%ebx, %r8d\n"
+	"	addl	$1, %r9d\n"
+	"	cmpl	$8, %r9d\n"
+	"	jb	10b\n"
+	"9:	movl	%r8d, %eax\n"
+	"	movl	%eax, ukcov_vstate_size(%rip)\n"
+	"	popq	%r9\n"
+	"	popq	%r8\n"
+	"	popq	%rcx\n"
+	"	popq	%rbx\n"
+	"	jmp	5b\n"
 	"	.cfi_endproc\n"
-	"	.size	__ukcov_inline_pc_v2_gcc, .-__ukcov_inline_pc_v2_gcc\n");
+	"	.size	__ukcov_inline_pc_v2_gcc, .-__ukcov_inline_pc_v2_gcc\n"
+	"	.local	ukcov_vstate_size\n"
+	"	.comm	ukcov_vstate_size, 4, 4\n");
 /* clang-format on */
 #undef INLINE2_GCC_TRACE_FAST_PATH
+#undef INLINE2_GCC_PCS_FAST_PATH
+#undef INLINE2_TRACE
+#undef VSTATE_MASK
+#undef INLINE_UNREG_ASM
+#undef GUARD_CNT_OFS
+#undef XSAVE_HEADER_CLEAR
 #undef GCC_RETURN
 #undef PUSH
 #undef POP

@@ -89,7 +89,9 @@ void __ukcov_inline_pc_v2(uint64_t pc, uint32_t k, const uint64_t *tu);
  * called) from a thunk, with the stack as that path leaves it: the
  * return address into the cold path, then rsi and rdi as they were,
  * then the 128 bytes of the red zone it stepped over.  It returns with
- * rdi and rsi restored and those 144 bytes popped ("ret $144").
+ * rdi and rsi restored and those 144 bytes popped ("ret $144"), and
+ * every other register but r11 and the flags as it was, the vector
+ * registers included (the asm that reaches it declares no others).
  */
 void __ukcov_inline_pc_v2_gcc(uint64_t pc, uint32_t k, const uint64_t *tu);
 

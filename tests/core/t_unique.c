@@ -27,6 +27,7 @@
 #include <ukcov/linux/kcov.h>
 
 #include "kc.h"
+#include "targets/keep.h"
 #include "tests.h"
 
 #define BW 8			/* bitmap words in most tests */
@@ -75,6 +76,61 @@ static void expect_leaves(const uint64_t *buf, uint64_t words)
 	expect_pcs_in(tr, 0, 1, (const void *)target_leaf);
 	expect_pcs_in(tr, 1, 1, (const void *)target_leaf2);
 	expect_pcs_in(tr, 2, 1, (const void *)target_leaf3);
+}
+
+/* ---- registers across points ---- */
+
+static void keep_round(const char *what)
+{
+	for (int n = 1; n <= 80; n += 13) {
+		double fp = target_keep_fp(1.5, 2.0, 3.25, 4.0, n);
+		double fx = keep_fp(1.5, 2.0, 3.25, 4.0, n);
+		uint64_t gp = target_keep_gp(0x1111, 0x2222, 0x4444, 0x8888,
+					     0x10000, (uint64_t)n);
+		uint64_t gx = keep_gp(0x1111, 0x2222, 0x4444, 0x8888, 0x10000,
+				      (uint64_t)n);
+
+		if (fp != fx)
+			FAIL("%s: target_keep_fp(n = %d) = %.17g, not %.17g",
+			     what, n, fp, fx);
+		if (gp != gx)
+			FAIL("%s: target_keep_gp(n = %d) = %#llx, not %#llx",
+			     what, n, (unsigned long long)gp,
+			     (unsigned long long)gx);
+	}
+}
+
+/*
+ * The values a function keeps in registers survive its points in every
+ * mode: a plain trace that appends and then drops, unique mode's new
+ * points (an inline build's C half; tests/suites.d/10-core.sh runs the
+ * inline variants with UKCOV_SCRIBBLE_VECTORS=1, which has that C half
+ * clear the vector registers first, as any C code may), and a bitmap
+ * too small for the points' numbers (every point to the C half).
+ */
+static void t_keeps_registers(const struct kc *k)
+{
+	uint64_t *buf;
+	int fd = kc_setup(k, KC_ENTRIES, &buf);
+
+	keep_round("not tracing");
+	kc_enable_ok(k, fd, 0);
+	keep_round("PC trace");
+	CHECK_EQ(rec_count(buf), KC_ENTRIES - 1); /* and drops */
+	CHECK(kc_dropped(k, fd) > 0);
+	kc_disable_ok(k, fd);
+	uniq_enable_ok(k, fd, BW);
+	for (int r = 0; r < 3; r++) {
+		user_reset(buf, BW);
+		keep_round("unique");
+	}
+	CHECK(rec_count(TRACE(buf)) > 0);
+	kc_disable_ok(k, fd);
+	uniq_enable_ok(k, fd, 1);
+	keep_round("unique, one bitmap word");
+	keep_round("unique, one bitmap word, again");
+	kc_disable_ok(k, fd);
+	close(fd);
 }
 
 /* ---- errnos and state rules ---- */
@@ -1307,6 +1363,8 @@ void register_unique_tests(void)
 	reg_one("unique.fork_server", t_fork_server, FL_LINUX,
 		core_have_native, 0);
 	reg_one("unique.exec", t_exec, FL_LINUX, core_have_native, 0);
+	reg_one("unique.keeps_registers", t_keeps_registers, FL_LINUX,
+		core_have_native, 0);
 	/* Direct bits are trace-pc's executable-text bits; inline points
 	 * have their guard numbers' bits instead. */
 	if (target_inline) {

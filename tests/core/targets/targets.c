@@ -3,6 +3,7 @@
  * suite (see targets.h).  Keep each function's shape: the tests count
  * on exactly one basic block (leaf, cmp) or one switch per function.
  */
+#include "keep.h"
 #include "targets.h"
 
 #define TARGET __attribute__((section("ukcov_targets"), noinline, used))
@@ -138,4 +139,15 @@ TARGET void target_switch64(uint64_t v)
 	case 1: target_case_b(); break;
 	case 0xffffffffffULL: target_case_c(); break;
 	}
+}
+
+TARGET double target_keep_fp(double a, double b, double c, double d, int n)
+{
+	return keep_fp(a, b, c, d, n);
+}
+
+TARGET uint64_t target_keep_gp(uint64_t a, uint64_t b, uint64_t c, uint64_t d,
+			       uint64_t e, uint64_t n)
+{
+	return keep_gp(a, b, c, d, e, n);
 }

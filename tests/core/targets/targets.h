@@ -63,4 +63,14 @@ void target_switch64(uint64_t v);
 #define TARGET_SWITCH32_CASES { -1, 1, 7, 100, 1000 }
 #define TARGET_SWITCH64_CASES { 0x8000000000000000ULL, 1, 0xffffffffffULL }
 
+/* Loops whose values stay in registers across points: the arguments'
+ * (rdi, rsi, rdx, rcx, r8, r9) and doubles in vector registers.  A
+ * point's code must keep them as a call to a callback does (the
+ * calling convention): an inline point's cold path and the runtime's C
+ * half behind it.  Exact results (small integers); the bodies are
+ * keep.h's. */
+double target_keep_fp(double a, double b, double c, double d, int n);
+uint64_t target_keep_gp(uint64_t a, uint64_t b, uint64_t c, uint64_t d,
+			uint64_t e, uint64_t n);
+
 #endif
