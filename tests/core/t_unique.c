@@ -105,8 +105,9 @@ static void keep_round(const char *what)
  * mode: a plain trace that appends and then drops, unique mode's new
  * points (an inline build's C half; tests/suites.d/10-core.sh runs the
  * inline variants with UKCOV_SCRIBBLE_VECTORS=1, which has that C half
- * clear the vector registers first, as any C code may), and a bitmap
- * too small for the points' numbers (every point to the C half).
+ * set xmm0-15 to all ones first, as any C code may change them), and
+ * a bitmap too small for the points' numbers (every point to the C
+ * half).
  */
 static void t_keeps_registers(const struct kc *k)
 {

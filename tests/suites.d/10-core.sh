@@ -58,9 +58,9 @@ for cc in clang gcc; do
     fi
     check "build/core-$cc-inline-has-pc-table" sh -c \
         "readelf -S '$D/core-$cc-inline' | grep -q ' __ukcov_pcs '"
-    # The C half behind an inline point clears the vector registers
-    # first (lib/callbacks.c): unique.keeps_registers then sees whether
-    # the cold path keeps them.
+    # The C half behind an inline point sets xmm0-15 to all ones first
+    # (lib/callbacks.c): unique.keeps_registers then sees whether the
+    # cold path keeps the vector registers.
     run core-$cc-inline UKCOV_SCRIBBLE_VECTORS=1
     check "build/core-$cc-inline-static-has-runtime" static_runtime \
         "$D/core-$cc-inline-static"
