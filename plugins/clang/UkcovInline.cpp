@@ -89,16 +89,20 @@ std::string testAsm(const std::string &Label, uint32_t K, uint32_t FBase,
 std::string pcsSection(const Function &F)
 {
 	SmallString<64> Sym;
-	std::string Flags = "o", Tail;
+	std::string Flags, Tail;
 
 	Mangler().getNameWithPrefix(Sym, &F, false);
-	if (Sym.str().find_first_of("{|}\"") != StringRef::npos)
-		Flags = "";	// not worth quoting; no gc of the table
+	// A name that needs more than '$' doubled is not worth quoting:
+	// its table is not linked, and --gc-sections keeps all of it.
+	bool Linked = Sym.str().find_first_of("{|}\"") == StringRef::npos;
+
+	if (Linked)
+		Flags = "o";
 	if (const Comdat *C = F.getComdat()) {
 		Flags += "G";
 		Tail = "," + C->getName().str() + ",comdat";
 	}
-	if (!Flags.empty() && Flags[0] == 'o') {
+	if (Linked) {
 		std::string Escaped;
 
 		for (char Ch : Sym.str()) {

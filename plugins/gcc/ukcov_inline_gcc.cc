@@ -80,34 +80,33 @@ namespace {
 const char TuName[] = "__ukcov_tu";
 
 /*
- * The flags and type of a section of the points of a function in
- * COMDAT group g (C++ inline functions, template instances; "" for
- * none): its cold code and table entries go into sections of that
- * group, so that when the linker keeps another unit's copy and discards
- * this one they go with it.  In a plain section they would refer to
- * discarded code and stop the link (SanitizerCoverage puts __sancov_pcs
- * in the function's comdat likewise).
+ * The flags, type and arguments of a section of the points of a
+ * function in COMDAT group g (C++ inline functions, template instances;
+ * "" for none): its cold code and table entries go into sections of
+ * that group, so that when the linker keeps another unit's copy and
+ * discards this one they go with it.  In a plain section they would
+ * refer to discarded code and stop the link (SanitizerCoverage puts
+ * __sancov_pcs in the function's comdat likewise).  The table's
+ * section is also linked to the function's symbol, link (SHF_LINK_ORDER,
+ * flag "o", as __sancov_pcs), so that --gc-sections keeps its entries
+ * exactly while it keeps the function, where an unreferenced section
+ * lost them all.  GNU as reads the linked-to symbol before the group
+ * (LLVM's assembler the other way round: plugins/clang).
  */
-std::string section_flags(const char *flags, const std::string &g)
+std::string section_args(const char *flags, const std::string &g,
+			 const std::string &link = "")
 {
-	if (g.empty())
-		return std::string(",\"") + flags + "\",@progbits";
-	return std::string(",\"") + flags + "G\",@progbits," + g + ",comdat";
-}
+	std::string f = flags, args;
 
-/*
- * The table's section: linked to the function f's symbol sym
- * (SHF_LINK_ORDER, flag "o", as SanitizerCoverage's __sancov_pcs), so
- * that --gc-sections keeps its entries exactly while it keeps the
- * function, where an unreferenced section lost them all.  GNU as reads
- * the linked-to symbol before the group (LLVM's assembler the other
- * way round: plugins/clang).
- */
-std::string pcs_flags(const std::string &sym, const std::string &g)
-{
-	if (g.empty())
-		return ",\"awo\",@progbits," + sym;
-	return ",\"awoG\",@progbits," + sym + "," + g + ",comdat";
+	if (!link.empty()) {
+		f += "o";
+		args += "," + link;
+	}
+	if (!g.empty()) {
+		f += "G";
+		args += "," + g + ",comdat";
+	}
+	return ",\"" + f + "\",@progbits" + args;
 }
 
 /* Point k, after its first lines (point_asm): operand 0 is m.  The
@@ -118,8 +117,9 @@ std::string point_tail(const std::string &group, const std::string &sym)
 	return ".Lukcov_pc%=:\n"
 	       "\tje\t.Lukcov_cold%=\n"
 	       ".Lukcov_back%=:\n"
-	       "\t.pushsection .text.unlikely.ukcov." + sym +
-	       section_flags("ax", group) + "\n"
+	       "\t.pushsection .text.unlikely.ukcov." +
+	       sym + section_args("ax", group) +
+	       "\n"
 	       ".Lukcov_cold%=:\n"
 	       "\tleaq\t-128(%%rsp), %%rsp\n"
 	       "\tpushq\t%%rdi\n"
@@ -130,29 +130,35 @@ std::string point_tail(const std::string &group, const std::string &sym)
 	       "\tjmp\t.Lukcov_back%=\n"
 	       "\t.popsection\n"
 	       "\t.pushsection " UKCOV_INLINE_PCS_SECTION +
-	       pcs_flags(sym, group) + "\n"
+	       section_args("aw", group, sym) +
+	       "\n"
 	       "\t.p2align 3\n"
 	       "\t.quad\t.Lukcov_pc%=\n"
 	       "\t.popsection";
 }
 
-/* The COMDAT group of function decl, as the assembler names it; ""
- * when it has none. */
+/* An identifier as the assembler names it: a user asm name has a
+ * leading '*'. */
+std::string assembler_name(tree id)
+{
+	const char *name = IDENTIFIER_POINTER(id);
+
+	return name[0] == '*' ? name + 1 : name;
+}
+
+/* The COMDAT group of function decl; "" when it has none. */
 std::string comdat_group(tree decl)
 {
 	tree id = DECL_COMDAT_GROUP(decl) ? decl_comdat_group_id(decl)
 					  : NULL_TREE;
-	const char *name = id ? IDENTIFIER_POINTER(id) : "";
 
-	return name[0] == '*' ? name + 1 : name;	/* a user asm name */
+	return id ? assembler_name(id) : "";
 }
 
-/* The symbol of function decl, as the assembler names it. */
+/* The symbol of function decl. */
 std::string asm_name(tree decl)
 {
-	const char *name = IDENTIFIER_POINTER(DECL_ASSEMBLER_NAME(decl));
-
-	return name[0] == '*' ? name + 1 : name;	/* a user asm name */
+	return assembler_name(DECL_ASSEMBLER_NAME(decl));
 }
 
 tree tu_decl;		/* static uint64_t __ukcov_tu */

@@ -344,16 +344,24 @@ expect "a table in an unlinked object: one-line error" 1 \
 # the link, after the plugin, and its inliner would copy a point's asm
 # (a label defined twice: C++ programs did not link): ukcov-cc builds
 # such units with the calls, and the plugin refuses them in one line.
-for m in 0 1; do
-	UKCOV_CC=gcc UKCOV_INLINE=$m "$CCW" -O2 -flto "$SRC/main.c" "$SRC/solib.c" \
-		-ldl -o lto-gcc-$m >"$T/build.log" 2>&1 &&
-	"$U" run -o lto-gcc-$m.dump -- ./lto-gcc-$m ./clang-inl-O2/libdlib.so \
+# covered NAME CC MODE FLAGS...: main.c and solib.c built into NAME
+# with FLAGS by ukcov-cc (UKCOV_CC=CC, UKCOV_INLINE=MODE) and run under
+# "ukcov run"; its covered functions, sorted, into NAME.txt.
+covered() {
+	cv_name=$1 cv_cc=$2 cv_mode=$3
+	shift 3
+	UKCOV_CC=$cv_cc UKCOV_INLINE=$cv_mode "$CCW" "$@" "$SRC/main.c" "$SRC/solib.c" \
+		-ldl -o "$cv_name" >"$T/build.log" 2>&1 &&
+	"$U" run -o "$cv_name.dump" -- "./$cv_name" ./clang-inl-O2/libdlib.so \
 		>/dev/null 2>&1 &&
-	"$U" covered-functions lto-gcc-$m lto-gcc-$m.dump | sort >lto-gcc-$m.txt ||
-		bad "gcc -O2 -flto UKCOV_INLINE=$m builds and runs" "$(tail -3 "$T/build.log")"
+	"$U" covered-functions "$cv_name" "$cv_name.dump" | sort >"$cv_name.txt" ||
+		bad "$cv_cc $* UKCOV_INLINE=$cv_mode builds and runs" "$(tail -3 "$T/build.log")"
+}
+inline_not_calls() { has_table "$1" && ! has_table "$2"; }
+for m in 0 1; do
+	covered lto-gcc-$m gcc $m -O2 -flto
 done
-check "gcc -O2 -flto: an inline build, with its table" sh -c \
-	"has() { readelf -SW \$1 | grep -q ' __ukcov_pcs '; }; has lto-gcc-1 && ! has lto-gcc-0"
+check "gcc -O2 -flto: an inline build, with its table" inline_not_calls lto-gcc-1 lto-gcc-0
 check "gcc -O2 -flto: the functions of both sources covered as the calls cover them" sh -c \
 	"grep -q 'solib.c:[0-9]* solib_sum\$' lto-gcc-1.txt && grep -q 'main.c:[0-9]* main\$' lto-gcc-1.txt &&
 	 cmp -s lto-gcc-0.txt lto-gcc-1.txt"
@@ -398,15 +406,11 @@ done
 # function (an unreferenced table was dropped whole: no points).
 for cc in clang gcc; do
 	for m in 0 1; do
-		UKCOV_CC=$cc UKCOV_INLINE=$m "$CCW" -O2 -ffunction-sections -Wl,--gc-sections \
-			"$SRC/main.c" "$SRC/solib.c" -ldl -o gc-$cc-$m >"$T/build.log" 2>&1 &&
-		"$U" run -o gc-$cc-$m.dump -- ./gc-$cc-$m ./clang-inl-O2/libdlib.so \
-			>/dev/null 2>&1 &&
-		"$U" covered-functions gc-$cc-$m gc-$cc-$m.dump | sort >gc-$cc-$m.txt ||
-			bad "$cc --gc-sections UKCOV_INLINE=$m builds and runs" "$(tail -3 "$T/build.log")"
+		covered gc-$cc-$m $cc $m -O2 -ffunction-sections -Wl,--gc-sections
 	done
 	check "$cc --gc-sections: the inline build keeps its table" sh -c \
-		"readelf -SW gc-$cc-1 | grep -q ' __ukcov_pcs ' && [ \$('$U' print-coverage-pcs gc-$cc-1 | wc -l) -gt 0 ]"
+		"[ \$('$U' print-coverage-pcs gc-$cc-1 | wc -l) -gt 0 ]"
+	check "$cc --gc-sections: an inline build" has_table gc-$cc-1
 	check "$cc --gc-sections: the functions covered as the calls cover them" sh -c \
 		"grep -q 'solib.c:[0-9]* solib_sum\$' gc-$cc-1.txt && cmp -s gc-$cc-0.txt gc-$cc-1.txt"
 done
