@@ -1199,14 +1199,13 @@ __asm__(
 	"	.size	__ukcov_inline_pc_v1, .-__ukcov_inline_pc_v1\n");
 #undef INLINE_SEEN_FAST_PATH
 
-
 /*
  * The entry: pc in rdi, k in esi, tu in r11; keeps every register but
  * r11.  Its own path is a plain trace's append or drop (the word is
  * the guards' KCOV alone, the thread has no bitmap: the zero map sends
- * every point here), as the callback's, with two registers saved and
- * r11 (tu, which a plain trace does not need) for the count;
- * everything else is C.
+ * every point here), as the callback's, with rax saved and r11 (tu,
+ * which a plain trace does not need) for the area; everything else
+ * is C.
  */
 #define ON_OFS	0	/* offsetof(struct ukcov_sancov_hot, on) */
 _Static_assert(offsetof(struct ukcov_sancov_hot, on) == ON_OFS, "on");
@@ -1214,41 +1213,49 @@ _Static_assert(offsetof(struct ukcov_sancov_hot, on) == ON_OFS, "on");
 /* clang-format off */
 #if UKCOV_ASM_CALLBACKS
 /*
- * A plain trace's append or drop, as both inline entries take it: T
- * gets the thread's TLS offset and A the area (neither r11, which
- * holds the count); SAVES and RESTORES keep what the entry uses of
- * them and rax (SAVED bytes); RETURN leaves the entry.  Anything else
- * goes on after label 1, with the registers restored.
+ * A plain trace's append or drop, as both inline entries take it, with
+ * rax saved: its checks use rax alone, so a word or thread with
+ * anything else to do goes on after label 1 with rax restored and
+ * rdi, rsi and r11 as the entry got them.  Past the checks tu is not
+ * needed: the area goes in r11, rax takes the capacity and then the
+ * slot's number, and a drop loads the TLS offset again rather than
+ * keep it in a register that would need a save on every record.  Each
+ * way out restores rax and leaves by RETURN itself: a drop takes one
+ * branch, not two (on Intel taken branches are what a drop costs;
+ * docs/PERFORMANCE.md, "The callback PC trace on Intel").
  */
-#define INLINE2_TRACE(T, A, SAVES, RESTORES, SAVED, RETURN)		\
-	SAVES								\
+#define INLINE2_TRACE(RETURN)						\
+	PUSH(rax)							\
 	"	movq	__ukcov_sancov@GOTPCREL(%rip), %rax\n"		\
 	"	cmpl	$2, " STR(ON_OFS) "(%rax)\n"			\
 	"	jne	1f\n"						\
-	"	movq	__ukcov_thread@GOTTPOFF(%rip), " T "\n"		\
-	"	cmpq	$0, %fs:" STR(T_BITS_OFS) "(" T ")\n"		\
+	"	movq	__ukcov_thread@GOTTPOFF(%rip), %rax\n"		\
+	"	cmpq	$0, %fs:" STR(T_BITS_OFS) "(%rax)\n"		\
 	"	jne	1f\n"						\
-	"	movq	%fs:" STR(T_AREA_OFS) "(" T "), " A "\n"		\
-	"	testq	" A ", " A "\n"					\
+	"	movq	%fs:" STR(T_AREA_OFS) "(%rax), %r11\n"		\
+	"	testq	%r11, %r11\n"					\
 	"	je	3f\n"						\
-	"	movq	(" A "), %r11\n"					\
-	"	cmpq	%fs:" STR(T_CAP_OFS) "(" T "), %r11\n"		\
+	"	movq	%fs:" STR(T_CAP_OFS) "(%rax), %rax\n"		\
+	"	cmpq	%rax, (%r11)\n"					\
 	"	jae	4f\n"						\
-	"	addq	$1, %r11\n"					\
-	"	movq	%rdi, (" A ",%r11,8)\n"				\
-	"	movq	%r11, (" A ")\n"					\
+	"	movq	(%r11), %rax\n"					\
+	"	addq	$1, %rax\n"					\
+	"	movq	%rdi, (%r11,%rax,8)\n"				\
+	"	movq	%rax, (%r11)\n"					\
 	"3:\n"								\
-	RESTORES							\
+	POP(rax)							\
 	RETURN								\
-	"	.cfi_adjust_cfa_offset " SAVED "\n"			\
-	"4:	movq	%fs:" STR(T_DROPS_OFS) "(" T "), %rax\n"		\
+	"	.cfi_adjust_cfa_offset 8\n"				\
+	"4:	movq	__ukcov_thread@GOTTPOFF(%rip), %rax\n"		\
+	"	movq	%fs:" STR(T_DROPS_OFS) "(%rax), %rax\n"		\
 	"	addq	$1, (%rax)\n"					\
-	"	jmp	3b\n"						\
+	POP(rax)							\
+	RETURN								\
+	"	.cfi_adjust_cfa_offset 8\n"				\
 	"1:\n"								\
-	RESTORES
+	POP(rax)
 #define INLINE2_TRACE_FAST_PATH						\
-	INLINE2_TRACE("%rcx", "%rax", PUSH(rax) PUSH(rcx),		\
-		      POP(rcx) POP(rax), "16", "	ret\n")
+	INLINE2_TRACE("	ret\n")
 #else
 #define INLINE2_TRACE_FAST_PATH ""
 #endif
@@ -1309,7 +1316,7 @@ _Static_assert(INLINE_UNREG_ASM == UKCOV_INLINE_UNREG,
 	"	movq	%rdx, 568(%rsp)\n"
 #if UKCOV_ASM_CALLBACKS
 #define INLINE2_GCC_TRACE_FAST_PATH					\
-	INLINE2_TRACE("%rax", "%rsi", PUSH(rax), POP(rax), "8", GCC_RETURN)
+	INLINE2_TRACE(GCC_RETURN)
 /*
  * coverage=1 and its counters (the word has no other bit), as
  * guard_hit does them: the guard's count, saturating, and its slot, set
