@@ -447,10 +447,20 @@ static const char *tree_base(void)
 /* The directory the tree's processes write their buffers to. */
 static int make_tree_dir(struct session *s)
 {
-	if (snprintf(s->tree, sizeof(s->tree), "%s/ukcov-tree-XXXXXX",
-		     tree_base()) >= (int)sizeof(s->tree) ||
-	    !mkdtemp(s->tree)) {
-		msg_error("%s: %s", s->tree, strerror(errno ? errno : ENAMETOOLONG));
+	const char *base = tree_base();
+	int n = snprintf(s->tree, sizeof(s->tree), "%s/ukcov-tree-XXXXXX",
+			 base);
+
+	if (n < 0 || (size_t)n >= sizeof(s->tree)) {
+		/* Only $TMPDIR can be that long (tree_base). */
+		msg_error("$TMPDIR is too long (%zu bytes): the process "
+			  "tree's directory in it needs more than %zu bytes",
+			  strlen(base), sizeof(s->tree) - 1);
+		s->tree[0] = '\0';
+		return EXIT_DATA;
+	}
+	if (!mkdtemp(s->tree)) {
+		msg_error("%s: %s", s->tree, strerror(errno));
 		s->tree[0] = '\0';
 		return EXIT_DATA;
 	}

@@ -329,24 +329,34 @@ static void t_dump_pcs_lines(const struct kc *k)
 
 /* ukcov_dump() of a CMP trace: one "cmp <idx|-> <offset> <type> <arg1>
  * <arg2>" line per record (docs/FORMATS.md), each field separated by
- * one space.  A hand-made record whose PC lies in no module: its line
- * is exact, with "-" and the absolute point (0x11: 0x10, aarch64 0xd). */
+ * one space.  Two hand-made records: one whose PC lies in no module,
+ * its line exact with "-" and the absolute point (0x11: 0x10, aarch64
+ * 0xd); one in target_leaf, with its module's index and the offset
+ * from the module's bias. */
 static void t_dump_cmp_lines(const struct kc *k)
 {
-	uint64_t buf[1 + 4] = { 1, SZ(2) | CONST, 0xf1f2, 0x82, 0x11 };
-	char text[1 << 16];
-	int out = memfd_create("dump", 0);
+	uint64_t ret = (uint64_t)(uintptr_t)target_leaf + 5, bias = 0;
+	uint64_t buf[1 + 8] = { 2,     SZ(2) | CONST, 0xf1f2, 0x82, 0x11,
+				SZ(3), 0x33,	      0x44,   ret };
+	char text[1 << 16], want[128];
+	int out = memfd_create("dump", 0), idx;
 	ssize_t len;
 
 	(void)k;
 	CHECK_OK(out);
-	CHECK_OK(ukcov_dump(out, buf, 5, UKCOV_DUMP_CMP));
+	CHECK_OK(ukcov_dump(out, buf, 9, UKCOV_DUMP_CMP));
 	len = pread(out, text, sizeof(text) - 1, 0);
 	CHECK(len > 0 && (size_t)len < sizeof(text) - 1);
 	text[len] = '\0';
 	if (!strstr(text, "\ncmp - " POINT_OF_0x11 " 5 f1f2 82\n"))
 		FAIL("no exact line \"cmp - " POINT_OF_0x11
 		     " 5 f1f2 82\" in the dump");
+	idx = dump_module_of(text, POINT(ret), &bias);
+	CHECK(idx >= 0);
+	snprintf(want, sizeof(want), "\ncmp %d %" PRIx64 " 6 33 44\n", idx,
+		 POINT(ret) - bias);
+	if (!strstr(text, want))
+		FAIL("no exact line \"%s\" in the dump", want + 1);
 	close(out);
 }
 #endif

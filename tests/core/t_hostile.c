@@ -1,8 +1,8 @@
 /*
  * tests/core/t_hostile.c -- hostile peers: another process
  * of the same user rewrites a descriptor's control block, hands a
- * forged one across exec, feeds many collectors, or reuses the fd a
- * registration names.  Whatever it does, our processes keep running,
+ * forged one across exec, feeds many collectors, reuses the fd a
+ * registration names, or dies holding the block's lock.  Whatever it does, our processes keep running,
  * write nothing outside their mappings and say once why a descriptor
  * is not used (docs/FORMATS.md, "Trust").
  *
@@ -12,6 +12,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -510,6 +511,41 @@ static void t_feeders_fd_fifo(const struct kc *k)
 	expect_only_pcs(buf, 1, (const void *)target_leaf);
 }
 
+/* A peer that dies holding the control block's lock, as one killed
+ * inside a transition would: the next request finds the lock's owner
+ * dead (EOWNERDEAD), takes the block as it is (each transition leaves
+ * it consistent at every store, lib/desc.c) and goes on. */
+static void t_lock_holder_died(const struct kc *k)
+{
+	uint64_t *buf;
+	int fd = kc_setup(k, KC_ENTRIES, &buf);
+	struct peer p;
+
+	if (peer_fork(&p) == 0) {
+		/* The system call: libukcov's mmap() maps only the buffer
+		 * of a descriptor it knows. */
+		struct ukcov_cb *cb = (struct ukcov_cb *)syscall(
+			SYS_mmap, NULL, UKCOV_CB_SIZE, PROT_READ | PROT_WRITE,
+			MAP_SHARED, fd, (off_t)UKCOV_CB_OFF);
+
+		if (cb == MAP_FAILED || pthread_mutex_lock(&cb->lock) != 0)
+			_exit(1);
+		_exit(0);
+	}
+	expect_exit0(p.pid);
+	kc_enable_ok(k, fd, 0);
+	call_n(target_leaf, 10);
+	kc_disable_ok(k, fd);
+	CHECK_EQ(rec_count(buf), 10);
+	expect_only_pcs(buf, 10, (const void *)target_leaf);
+	/* And again: the lock was made consistent, not left dead. */
+	rec_reset(buf);
+	kc_enable_ok(k, fd, 0);
+	call_n(target_leaf, 3);
+	kc_disable_ok(k, fd);
+	expect_only_pcs(buf, 3, (const void *)target_leaf);
+}
+
 void register_hostile_tests(void)
 {
 	static const struct {
@@ -531,6 +567,7 @@ void register_hostile_tests(void)
 		  t_new_descriptor_each_round },
 		{ "hostile.proxy_reused_fd_tty", t_proxy_reused_fd_tty },
 		{ "hostile.feeders_fd_fifo", t_feeders_fd_fifo },
+		{ "hostile.lock_holder_died", t_lock_holder_died, 1 },
 	};
 	unsigned i;
 

@@ -16,7 +16,7 @@
 #include "kc.h"
 #include "tests.h"
 
-static volatile sig_atomic_t ran, depth, max_depth;
+static volatile sig_atomic_t ran, depth, max_depth, nest_to = 3;
 static volatile int info_ok;
 
 /* Handlers: uninstrumented themselves, they call target code. */
@@ -63,7 +63,7 @@ static void h_recursive(int sig)
 		max_depth = depth;
 	ran++;
 	target_leaf2();
-	if (depth < 3)
+	if (depth < nest_to)
 		raise(sig);		/* SA_NODEFER: delivered at once */
 	target_leaf2();
 	depth--;
@@ -179,6 +179,57 @@ static void t_nodefer(const struct kc *k)
 {
 	install(SIGUSR1, h_recursive, SA_NODEFER);
 	around(k, deliver_nodefer, 3);
+}
+
+/* Deeper than the trampoline keeps frames for (8, lib/signals.c), on
+ * a thread that has not traced yet: 12 handlers deep, and then the
+ * thread enables, traces and disables as one whose state the nesting
+ * left alone; it exits enabled again, which releases the descriptor to
+ * the next thread, as the kernels' task exit does. */
+struct deep_arg {
+	const struct kc *k;
+	int fd;
+};
+
+static void *nest_deep_then_trace(void *p)
+{
+	struct deep_arg *a = p;
+
+	depth = max_depth = 0;
+	ran = 0;
+	nest_to = 12;
+	raise_usr1();
+	nest_to = 3;
+	if (max_depth != 12 || ran != 12 || depth != 0)
+		return (void *)1;
+	if (kc_enable(a->k, a->fd, a->k->f->mode_pc) != 0)
+		return (void *)2;
+	call_n(target_leaf, 5);
+	if (kc_disable(a->k, a->fd) != 0)
+		return (void *)3;
+	if (kc_enable(a->k, a->fd, a->k->f->mode_pc) != 0)
+		return (void *)4;
+	call_n(target_leaf, 1);
+	return NULL; /* still enabled */
+}
+
+static void t_nodefer_deep(const struct kc *k)
+{
+	uint64_t *buf;
+	struct deep_arg a = { k, kc_setup(k, KC_ENTRIES, &buf) };
+	pthread_t th;
+	void *r;
+
+	install(SIGUSR1, h_recursive, SA_NODEFER);
+	CHECK_EQ(pthread_create(&th, NULL, nest_deep_then_trace, &a), 0);
+	CHECK_EQ(pthread_join(th, &r), 0);
+	CHECK_EQ((long)r, 0);
+	expect_only_pcs(buf, 6, (const void *)target_leaf);
+	rec_reset(buf);
+	kc_enable_ok(k, a.fd, 0);
+	call_n(target_leaf2, 2);
+	kc_disable_ok(k, a.fd);
+	expect_only_pcs(buf, 2, (const void *)target_leaf2);
 }
 
 /* A handler interrupted by another signal's handler. */
@@ -483,6 +534,7 @@ void register_signal_tests(void)
 	reg_flavors("signal.siginfo", t_siginfo, 0);
 	reg_flavors("signal.resethand", t_resethand, 0);
 	reg_flavors("signal.nodefer", t_nodefer, 0);
+	reg_flavors("signal.nodefer_deep", t_nodefer_deep, 0);
 	reg_flavors("signal.nested", t_nested, 0);
 	reg_flavors("signal.async", t_async, 0);
 	reg_flavors("signal.cmp_mode", t_cmp_mode, NEED_CMP);

@@ -1083,6 +1083,45 @@ static void t_bsd_refuse(const struct kc *k)
 
 /* ---- inline targets (include/ukcov/inline.h, lib/imap.c) ---- */
 
+/* Guard numbers run out: TUs of UKCOV_INLINE_TU_MAX points are
+ * numbered until the next would reach the window that stays clear
+ * (UKCOV_INLINE_UNREG), and that one keeps UKCOV_INLINE_UNREG, its
+ * points calling as trace-pc's do (lib/sancov.c).  In a child, whose
+ * numbers are its own. */
+static void t_inline_numbers_run_out(const struct kc *k)
+{
+	static uint64_t tu[41];
+	const uint64_t window = (uint64_t)UKCOV_INLINE_UNREG * 8;
+	pid_t pid;
+
+	(void)k;
+	pid = fork();
+	CHECK_OK(pid);
+	if (pid == 0) {
+		unsigned i;
+
+		for (i = 0; i < 40; i++) {
+			tu[i] = UKCOV_INLINE_UNREG;
+			__ukcov_inline_init_v2(&tu[i], UKCOV_INLINE_TU_MAX);
+			if (tu[i] == UKCOV_INLINE_UNREG)
+				break;
+			if (tu[i] * 8 + UKCOV_INLINE_TU_MAX > window)
+				_exit(2); /* bits in the window */
+		}
+		/* 31 TUs fit below the window, less the numbers the
+		 * program's own points took. */
+		if (i < 29 || i > 31)
+			_exit(3);
+		/* A TU of 8 points still fits after the refused one. */
+		tu[i] = UKCOV_INLINE_UNREG;
+		__ukcov_inline_init_v2(&tu[i], 8);
+		if (tu[i] == UKCOV_INLINE_UNREG || tu[i] * 8 + 8 > window)
+			_exit(4);
+		_exit(0);
+	}
+	expect_exit0(pid);
+}
+
 #define INLINE_BW 1024	/* 65536 slots: two whole pages of bits */
 
 static int cmp_u64(const void *a, const void *b)
@@ -1366,6 +1405,8 @@ void register_unique_tests(void)
 	reg_one("unique.exec", t_exec, FL_LINUX, core_have_native, 0);
 	reg_one("unique.keeps_registers", t_keeps_registers, FL_LINUX,
 		core_have_native, 0);
+	reg_one("unique.inline_numbers_run_out", t_inline_numbers_run_out,
+		FL_LINUX, core_have_native, 0);
 	/* Direct bits are trace-pc's executable-text bits; inline points
 	 * have their guard numbers' bits instead. */
 	if (target_inline) {

@@ -81,6 +81,27 @@ rc=$?
 [ $rc -eq 1 ] && [ ! -e no.dump ] && [ "$(cat no.err)" = "ukcov: error: \$TMPDIR is too long (${#toolong} bytes): a temporary file in it needs more than 4095 bytes" ] &&
 	ok "run: a TMPDIR too long for a path is a one-line error" ||
 	bad "run with a 4 KiB TMPDIR" "rc $rc: $(cat no.err)"
+# 4078 bytes: the module table's file (17 bytes more) fits a path, the
+# process tree's directory (18 more) does not.  And a TMPDIR that does
+# not exist: the first file's error, named.
+treelong=$(python3 -c 'import sys
+p = sys.argv[1]
+while len(p) < 4078:
+    p += "/" + "t" * min(200, 4078 - len(p) - 1)
+print(p)' "$T/tl")
+mkdir -p "$treelong"
+TMPDIR=$treelong "$U" run -o tl.dump -- true >tl.out 2>tl.err
+rc=$?
+[ ${#treelong} -eq 4078 ] && [ $rc -eq 1 ] && [ ! -e tl.dump ] && [ -z "$(ls -A "$treelong")" ] &&
+[ "$(cat tl.err)" = "ukcov: error: \$TMPDIR is too long (4078 bytes): the process tree's directory in it needs more than 4095 bytes" ] &&
+	ok "run: a TMPDIR too long for the tree's directory is a one-line error" ||
+	bad "run with a 4078-byte TMPDIR" "rc $rc (${#treelong} bytes): $(cat tl.err)"
+TMPDIR=$T/missing "$U" run -o mi.dump -- true >mi.out 2>mi.err
+rc=$?
+[ $rc -eq 1 ] && [ ! -e mi.dump ] &&
+[ "$(sed 's/-[A-Za-z0-9]\{6\}:/-XXXXXX:/' mi.err)" = "ukcov: error: $T/missing/ukcov-mod-XXXXXX: No such file or directory" ] &&
+	ok "run: a TMPDIR that does not exist is a one-line error naming the file" ||
+	bad "run with a missing TMPDIR" "rc $rc: $(cat mi.err)"
 
 # --remote: the runtime keeps UKCOV_REMOTE_MODULES in 256 bytes and
 # would drop a longer path silently, so the tool refuses it first.

@@ -428,6 +428,24 @@ sys.exit(0 if a == b and a else 1)' "$C/ours.symcov" "$C/crt.symcov" &&
     else
         bad "malformed-options-one-warning-defaults" "$(cat "$C/out")"
     fi
+    # Numbers: 1 to 9 digits (ukcov_sancov(7)); ten are malformed.
+    rm -f "$C"/*.sancov
+    (cd "$C" && UKCOV_OPTIONS="coverage=1:verbosity=0000000001" ./clang-guard-static run >"$C/out" 2>&1)
+    if [ $? -eq 0 ] && grep -qx done "$C/out" &&
+       [ "$(grep -c "ukcov: UKCOV_OPTIONS: cannot use 'verbosity=0000000001'; using the defaults" "$C/out")" = 1 ] &&
+       ! ls "$C" | grep -q '\.sancov$'; then
+        ok "options-number-of-ten-digits-malformed"
+    else
+        bad "options-number-of-ten-digits-malformed" "$(cat "$C/out")"
+    fi
+    (cd "$C" && UKCOV_OPTIONS="coverage=1:verbosity=000000001" ./clang-guard-static run >"$C/out" 2>&1)
+    if [ $? -eq 0 ] && ! grep -q "cannot use" "$C/out" &&
+       grep -q "^ukcov: .*clang-guard-static\.[0-9]*\.sancov: [0-9]* PCs written$" "$C/out" &&
+       ls "$C" | grep -q '^clang-guard-static\.[0-9]*\.sancov$'; then
+        ok "options-number-of-nine-digits"
+    else
+        bad "options-number-of-nine-digits" "$(cat "$C/out")"
+    fi
     # Positive control of the above: well-formed options, quoted dir.
     rm -f "$C"/*.sancov
     UKCOV_OPTIONS="coverage=1,coverage_dir='$C'" "$C/clang-guard-static" run >"$C/out" 2>&1
