@@ -417,27 +417,22 @@ sys.exit(0 if a == b and a else 1)' "$C/ours.symcov" "$C/crt.symcov" &&
     else
         bad "full-disk-reported-earlier-file-kept" "cannot mount a small tmpfs"
     fi
-    # Malformed options: one warning, the defaults (no file), the
-    # program untouched.
-    rm -f "$C"/*.sancov
-    (cd "$C" && UKCOV_OPTIONS="coverage=1:covrage_dir=/x" ./clang-guard-static run >"$C/out" 2>&1)
-    if [ $? -eq 0 ] && grep -qx done "$C/out" &&
-       [ "$(grep -c "ukcov: UKCOV_OPTIONS: cannot use 'covrage_dir=/x'; using the defaults" "$C/out")" = 1 ] &&
-       ! ls "$C" | grep -q '\.sancov$'; then
-        ok "malformed-options-one-warning-defaults"
-    else
-        bad "malformed-options-one-warning-defaults" "$(cat "$C/out")"
-    fi
+    # Malformed options: one warning naming the bad token, the defaults
+    # (no file), the program untouched.  refused NAME OPTIONS TOKEN.
+    refused() {
+        rm -f "$C"/*.sancov
+        (cd "$C" && UKCOV_OPTIONS="$2" ./clang-guard-static run >"$C/out" 2>&1)
+        if [ $? -eq 0 ] && grep -qx done "$C/out" &&
+           [ "$(grep -c "ukcov: UKCOV_OPTIONS: cannot use '$3'; using the defaults" "$C/out")" = 1 ] &&
+           ! ls "$C" | grep -q '\.sancov$'; then
+            ok "$1"
+        else
+            bad "$1" "$(cat "$C/out")"
+        fi
+    }
+    refused malformed-options-one-warning-defaults "coverage=1:covrage_dir=/x" "covrage_dir=/x"
     # Numbers: 1 to 9 digits (ukcov_sancov(7)); ten are malformed.
-    rm -f "$C"/*.sancov
-    (cd "$C" && UKCOV_OPTIONS="coverage=1:verbosity=0000000001" ./clang-guard-static run >"$C/out" 2>&1)
-    if [ $? -eq 0 ] && grep -qx done "$C/out" &&
-       [ "$(grep -c "ukcov: UKCOV_OPTIONS: cannot use 'verbosity=0000000001'; using the defaults" "$C/out")" = 1 ] &&
-       ! ls "$C" | grep -q '\.sancov$'; then
-        ok "options-number-of-ten-digits-malformed"
-    else
-        bad "options-number-of-ten-digits-malformed" "$(cat "$C/out")"
-    fi
+    refused options-number-of-ten-digits-malformed "coverage=1:verbosity=0000000001" "verbosity=0000000001"
     (cd "$C" && UKCOV_OPTIONS="coverage=1:verbosity=000000001" ./clang-guard-static run >"$C/out" 2>&1)
     if [ $? -eq 0 ] && ! grep -q "cannot use" "$C/out" &&
        grep -q "^ukcov: .*clang-guard-static\.[0-9]*\.sancov: [0-9]* PCs written$" "$C/out" &&
