@@ -291,8 +291,11 @@ fi
 
 # ---- the table as input ------------------------------------------------------
 # table_edit FILE OUT HOW: a copy of FILE with its __ukcov_pcs table
-# zeroed (zero), its size minus 1 (size) or its first entry made 1,
-# outside all code (entry).
+# zeroed (zero), its size minus 1 (size), or its first entry made 1,
+# outside all code (entry), or the first byte of the lowest code
+# section, whose point (the byte before) is outside it (start), or the
+# end of the highest, whose point is that section's last byte (end);
+# start and end print the entry's address.
 table_edit() {
 	python3 - "$1" "$2" "$3" <<'EOF'
 import struct, sys
@@ -309,6 +312,14 @@ for i in range(shnum):
             d[off:off + size] = bytes(size)
         elif sys.argv[3] == "size":
             struct.pack_into("<Q", d, h + 0x20, size - 1)
+        elif sys.argv[3] in ("start", "end"):
+            # (addr, addr + size) of each SHT_PROGBITS SHF_EXECINSTR section
+            code = [(a, a + z) for j in range(shnum)
+                    for t, f, a, z in [struct.unpack_from("<4xIQQ8xQ", d, shoff + j * shentsize)]
+                    if t == 1 and f & 4]
+            v = min(code)[0] if sys.argv[3] == "start" else max(e for _, e in code)
+            struct.pack_into("<Q", d, off, v)
+            print(hex(v))
         else:
             struct.pack_into("<Q", d, off, 1)
 open(sys.argv[2], "wb").write(d)
@@ -334,6 +345,16 @@ expect "a table whose size is no multiple of 8: one-line error" 1 \
 expect "an entry outside the code: one-line error" 1 \
 	"ukcov: error: badentry: __ukcov_pcs entry 0 (0x1) is not in executable code" \
 	"$U" print-coverage-pcs badentry
+lo=$(table_edit nopie badstart start)
+expect "an entry at the first byte of code (its point before it): one-line error" 1 \
+	"ukcov: error: badstart: __ukcov_pcs entry 0 ($lo) is not in executable code" \
+	"$U" print-coverage-pcs badstart
+hi=$(table_edit nopie badend end)
+"$U" print-coverage-pcs badend >badend.txt 2>badend.err
+rc=$?
+[ $rc -eq 0 ] && [ ! -s badend.err ] && grep -qx "$(printf '0x%x' $((hi - 1)))" badend.txt &&
+	ok "an entry at the end of the code (its point the last byte) is a point" ||
+	bad "an entry at the end of the code" "rc $rc, $hi: $(head -c 300 badend.err)"
 expect "a table in an unlinked object: one-line error" 1 \
 	"ukcov: error: cmp.o: __ukcov_pcs in an unlinked object: link it first" \
 	sh -c "UKCOV_INLINE=1 UKCOV_CC=clang '$CCW' -c '$SRC/dlib.c' -o cmp.o && '$U' print-coverage-pcs cmp.o"

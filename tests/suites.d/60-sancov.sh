@@ -917,10 +917,12 @@ printf 'x 0x10\ny 0x20\nz 0x30\n' >"$X/caller-callee.1.sancov"
 printf 'a.out 0x10\na.out 12\n' >"$X/trace-points.1.sancov"
 printf 'abcde' >"$X/trace-events.2.sancov"
 printf 'a.out 0x10\n' >"$X/trace-points.2.sancov"
+: >"$X/trace-events.4.sancov"	# no events, and no points file beside it
 for c in "caller-callee.1.sancov:3 lines, not pairs of lines" \
          "trace-points.1.sancov:trace-points.1.sancov:2: not a point line" \
          "trace-events.2.sancov:5 bytes, not a whole number of 4-byte records" \
-         "trace-events.9.sancov:trace-points.9.sancov: No such file or directory"; do
+         "trace-events.9.sancov:trace-points.9.sancov: No such file or directory" \
+         "trace-events.4.sancov:trace-points.4.sancov: No such file or directory"; do
     f=${c%%:*} want=${c#*:}
     "$U" trace "$X/$f" >"$X/got" 2>"$X/err"
     rc=$?
