@@ -223,6 +223,31 @@ def copy_tree(top, dst):
                      follow_symlinks=False)
 
 
+def kill_session(sid):
+    """SIGKILL every process of session sid: the test's process group
+    and the groups its processes made (the core harness runs each test
+    in a group of its own), which killpg alone would leave running."""
+    for _ in range(3):
+        found = False
+        for d in os.listdir("/proc"):
+            if not d.isdigit():
+                continue
+            try:
+                with open("/proc/%s/stat" % d) as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[3]) == sid:
+                found = True
+                try:
+                    os.kill(int(d), 9)
+                except OSError:
+                    pass
+        if not found:
+            return
+        time.sleep(0.1)
+
+
 def sh(cmd, cwd, log, timeout, env):
     """Run cmd; returns (status, seconds); status None on timeout."""
     t0 = time.monotonic()
@@ -233,7 +258,7 @@ def sh(cmd, cwd, log, timeout, env):
         try:
             rc = p.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
-            os.killpg(p.pid, 9)
+            kill_session(p.pid)
             p.wait()
             rc = None
     return rc, time.monotonic() - t0
