@@ -88,9 +88,7 @@ static void afl_say(const char *fmt, const char *what, const char *why)
 	char msg[256];
 	int n = snprintf(msg, sizeof(msg), fmt, what, why);
 
-	if (n > 0)
-		(void)!write(2, msg, (size_t)n < sizeof(msg) ? (size_t)n
-							      : sizeof(msg) - 1);
+	ukcov__say_line(msg, sizeof(msg), n);
 }
 
 /* ---- shared memory from the environment ---- */

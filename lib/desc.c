@@ -185,9 +185,7 @@ void ukcov__peer_refused(enum ukcov_peer_site site, int fd, const char *why)
 	n = snprintf(msg, sizeof(msg),
 		     "ukcov: %s (fd %d) not used: %s; this coverage is off\n",
 		     peer_site_text[site], fd, why);
-	if (n > 0)
-		(void)!write(2, msg, (size_t)n < sizeof(msg) ? (size_t)n
-							      : sizeof(msg) - 1);
+	ukcov__say_line(msg, sizeof(msg), n);
 }
 
 const char *ukcov__cb_check_fd(int fd, const struct ukcov_cb *cb,

@@ -621,6 +621,7 @@ void ukcov__uniq_direct_choose(struct ukcov_thread *t, const uint64_t *buf,
 
 /* ---- modules.c ---- */
 int ukcov__write_all(int fd, const void *p, size_t n);
+void ukcov__say_line(char *msg, size_t size, int n);
 
 /* ---- signals.c ---- */
 void ukcov__signals_after_fork_child(void);

@@ -209,6 +209,24 @@ int ukcov__write_all(int fd, const void *p, size_t n)
 	return 0;
 }
 
+/* The line snprintf formatted into msg (n: what it returned; size:
+ * msg's) on stderr with one write(2), so that lines of several threads
+ * do not interleave.  A line longer than msg is cut and still ends with
+ * its newline: the next message starts a line of its own. */
+void ukcov__say_line(char *msg, size_t size, int n)
+{
+	size_t len;
+
+	if (n <= 0 || size < 2)
+		return;
+	len = (size_t)n;
+	if (len >= size) {
+		len = size - 1;
+		msg[len - 1] = '\n';
+	}
+	(void)!write(2, msg, len);
+}
+
 /*
  * Open path, the value of the environment variable var, to append to
  * (creating it 0600 if create).  The name came from whoever started the

@@ -128,9 +128,7 @@ static void registry_say(const char *path, const char *what, const char *why)
 	int n = snprintf(msg, sizeof(msg), "ukcov: remote registry %s %s: %s\n",
 			 path, what, why);
 
-	if (n > 0)
-		(void)!write(2, msg, (size_t)n < sizeof(msg) ? (size_t)n
-							      : sizeof(msg) - 1);
+	ukcov__say_line(msg, sizeof(msg), n);
 }
 
 static void registry_complain(const char *path, const char *why)

@@ -271,9 +271,7 @@ static void report_ignored(enum ignored_why why, uint64_t handle,
 			     (unsigned long long)handle, where,
 			     di.dli_fname ? di.dli_fname : "?",
 			     ignored_text[why]);
-	if (n > 0)
-		(void)!write(2, msg, (size_t)n < sizeof(msg) ? (size_t)n
-							      : sizeof(msg) - 1);
+	ukcov__say_line(msg, sizeof(msg), n);
 }
 
 /* ---- collectors ---- */

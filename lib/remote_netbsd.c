@@ -147,10 +147,7 @@ static int nb_refuse(enum nb_why why, const char *fn, uint64_t s, uint64_t id,
 				     (unsigned long long)id, where,
 				     di.dli_fname ? di.dli_fname : "?",
 				     nb_text[why]);
-		if (n > 0)
-			(void)!write(2, msg, (size_t)n < sizeof(msg)
-						     ? (size_t)n
-						     : sizeof(msg) - 1);
+		ukcov__say_line(msg, sizeof(msg), n);
 	}
 	errno = err;
 	return -1;

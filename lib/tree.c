@@ -64,9 +64,7 @@ static void tree_complain(const char *what)
 			 "ukcov: process %d not traced: %s: %s\n",
 			 (int)getpid(), what, strerror(errno));
 
-	if (n > 0)
-		(void)!write(2, msg, (size_t)n < sizeof(msg) ? (size_t)n
-							    : sizeof(msg) - 1);
+	ukcov__say_line(msg, sizeof(msg), n);
 }
 
 /* "+BASE" as the bitmap: the default bitmap, sized for this process's

@@ -473,6 +473,41 @@ static void t_dead_writer_repaired(const struct kc *k)
 	registry_gone();
 }
 
+/* Readers write nothing: a feeder's lookups over 250 ms (two or more
+ * of the 100 ms header checks) leave the registry's header as it was,
+ * seq included.  A check that took the writer's lock without a dead
+ * writer's odd seq would bump seq and the hint's epoch, and every
+ * other process's cached lookups would be thrown away each time. */
+static void t_readers_write_nothing(const struct kc *k)
+{
+	struct timespec tick = { 0, 10000000L };	/* 10 ms */
+	uint64_t *buf, h = USB(0x73);
+	int fd = kc_setup(k, KC_ENTRIES, &buf);
+	struct rf_header before;
+	struct peer f;
+
+	registry_private();
+	CHECK_OK(kc_remote_enable1(k, fd, h));
+	before = rf_header();
+	CHECK_EQ(before.seq % 2, 0);
+	if (peer_fork(&f) == 0) {
+		struct rf_header after;
+
+		for (int i = 0; i < 25; i++) {
+			sections(h, target_leaf, 1);
+			nanosleep(&tick, NULL);
+		}
+		after = rf_header();
+		if (after.seq != before.seq)
+			_exit(7);
+		_exit(memcmp(&after, &before, sizeof(after)) ? 8 : 0);
+	}
+	expect_exit0(f.pid);
+	CHECK_EQ(rec_count(buf), 25);
+	kc_disable_ok(k, fd);
+	registry_gone();
+}
+
 /* A section whose lookup meets a writer at work (seq odd) waits for it
  * and records: one section, no retry of the feeder's own.  The parent
  * plays the writer, ending its work 5 ms after the feeder starts; the
@@ -913,6 +948,8 @@ void register_registry_tests(void)
 		  FL_LINUX, 0 },
 		{ "registry.remote_modules_created_private",
 		  t_remote_modules_created_private, FL_LINUX, 0 },
+		{ "registry.readers_write_nothing", t_readers_write_nothing,
+		  FL_LINUX, 0 },
 		{ "registry.section_waits_for_writer",
 		  t_section_waits_for_writer, FL_LINUX, 0 },
 		{ "registry.xdg_not_mine", t_xdg_not_mine, FL_LINUX, 0 },

@@ -134,6 +134,24 @@ __attribute__((noinline)) long remote_nest_op(void *p)
 	return 0;
 }
 
+/* A name of 20 * 32 = 640 characters, so that the report of the
+ * ignored start below does not fit the runtime's 512-byte line. */
+#define LN_CAT_(a, b) a##b
+#define LN_CAT(a, b) LN_CAT_(a, b)
+#define LN_X2(a) LN_CAT(a, a)
+#define REMOTE_LONG_OP LN_X2(LN_X2(LN_X2(LN_X2(LN_X2(remote_long_name_op_)))))
+long REMOTE_LONG_OP(void *p);
+
+__attribute__((noinline)) long REMOTE_LONG_OP(void *p)
+{
+	(void)p;
+	ukcov_remote_start(USB(1));
+	ukcov_remote_start(USB(1)); /* ignored, reported */
+	target_leaf();
+	ukcov_remote_stop();
+	return 0;
+}
+
 __attribute__((noinline)) long remote_self_op(void *p)
 {
 	(void)p;
@@ -498,6 +516,30 @@ static void t_section_nested(const struct kc *k)
 	expect_one_report(msg, "0x100000000000002", "remote_nest_op+0x",
 			  "sections do not nest");
 	actor_stop(a);
+}
+
+/* A report longer than the runtime's line (512 bytes with its NUL) is
+ * cut to 511 bytes that still end with the newline, so the next line
+ * on stderr starts on its own. */
+static void t_section_report_cut(const struct kc *k)
+{
+	uint64_t *buf;
+	char msg[2048];
+	size_t len;
+
+	(void)collector(k, USB(1), &buf);
+	capture_stderr_begin();
+	thread_run(REMOTE_LONG_OP, NULL);
+	capture_stderr_end(msg, sizeof(msg));
+	expect_only_pcs(buf, 1, (const void *)target_leaf);
+	len = strlen(msg);
+	if (len != 511 || msg[510] != '\n' || strchr(msg, '\n') != msg + 510 ||
+	    strncmp(msg,
+		    "ukcov: ukcov_remote_start(0x100000000000001) "
+		    "ignored at remote_long_name_op_remote_long_name_op_",
+		    96) != 0)
+		FAIL("want one cut line of 511 bytes, got %zu: \"%s\"", len,
+		     msg);
 }
 
 /* A thread that traces itself, and the remote owner: a start is
@@ -1715,22 +1757,29 @@ void register_remote_tests(void)
 		{ "remote.section_cmp", t_section_cmp, 0, NEED_CMP },
 		{ "remote.section_noop", t_section_noop, 0, 0 },
 		{ "remote.section_nested", t_section_nested, 0, 0 },
-		{ "remote.section_tracing_thread", t_section_tracing_thread, 0, 0 },
-		{ "remote.section_reserved_bits", t_section_reserved_bits, 0, 0 },
-		{ "remote.section_wrong_thread_stop", t_section_wrong_thread_stop, 0, 0 },
-		{ "remote.section_blocks_enable", t_section_blocks_enable, 0, 0 },
+		{ "remote.section_report_cut", t_section_report_cut, 0, 0 },
+		{ "remote.section_tracing_thread", t_section_tracing_thread, 0,
+		  0 },
+		{ "remote.section_reserved_bits", t_section_reserved_bits, 0,
+		  0 },
+		{ "remote.section_wrong_thread_stop",
+		  t_section_wrong_thread_stop, 0, 0 },
+		{ "remote.section_blocks_enable", t_section_blocks_enable, 0,
+		  0 },
 		{ "remote.section_blocks_other_flavors",
 		  t_section_blocks_other_flavors, 0, 0 },
 		{ "remote.disable_unregisters", t_disable_unregisters, 0, 0 },
 		{ "remote.reenable_discards", t_reenable_discards, 0, 0 },
 		{ "remote.owner_exit", t_owner_exit, 0, 0 },
-		{ "remote.worker_exit_in_section", t_worker_exit_in_section, 0, 0 },
+		{ "remote.worker_exit_in_section", t_worker_exit_in_section, 0,
+		  0 },
 		{ "remote.merge_truncates", t_merge_truncates, 0, 0 },
 		{ "remote.merge_tiny_areas", t_merge_tiny_areas, 0, 0 },
 		{ "remote.merge_garbage_count", t_merge_garbage_count, 0, 0 },
 		{ "remote.common_inherit", t_common_inherit, 0, 0 },
 		{ "remote.signal_sections", t_signal_sections, 0, 0 },
-		{ "remote.signal_section_left_open", t_signal_section_left_open, 0, 0 },
+		{ "remote.signal_section_left_open", t_signal_section_left_open,
+		  0, 0 },
 		{ "remote.signal_common_handle", t_signal_common_handle, 0, 0 },
 		{ "remote.cache_follows_registrations",
 		  t_cache_follows_registrations, 0, 0 },
@@ -1738,7 +1787,8 @@ void register_remote_tests(void)
 		{ "remote.reset_trace_owner", t_reset_trace_owner, 1, 0 },
 		{ "remote.xproc_fork_child", t_xproc_fork_child, 0, 0 },
 		{ "remote.xproc_eexist", t_xproc_eexist, 0, 0 },
-		{ "remote.xproc_killed_collector", t_xproc_killed_collector, 0, 0 },
+		{ "remote.xproc_killed_collector", t_xproc_killed_collector, 0,
+		  0 },
 		{ "remote.stress_kill", t_stress_kill, 0, 0 },
 		{ "remote.xproc_other_user", t_xproc_other_user, 0, 0 },
 		{ "remote.registry_mode", t_registry_mode, 0, 0 },

@@ -14,6 +14,9 @@
  *   dump3     feat_a, dump, feat_b, dump, feat_c, dump, then _exit:
  *             the file is the third dump's (each replaces the one this
  *             process wrote before)
+ *   zeroed    feat_d's guard set to 0 by the program (compiler-rt's way
+ *             of turning one point off), feat_d, the total; feat_a, the
+ *             total
  */
 #include <signal.h>
 #include <stdint.h>
@@ -80,6 +83,21 @@ static int last_guard(void)
 	return 0;
 }
 
+/* The guards of feat_target.c, the only instrumented unit, in order. */
+extern uint32_t __start___sancov_guards[], __stop___sancov_guards[];
+
+static int zeroed_guard(void)
+{
+	if (__stop___sancov_guards - __start___sancov_guards != 4)
+		return 3;
+	__start___sancov_guards[3] = 0;
+	feat_d();
+	printf("total %lu\n", (unsigned long)__sanitizer_get_total_unique_coverage());
+	feat_a();
+	printf("total %lu\n", (unsigned long)__sanitizer_get_total_unique_coverage());
+	return 0;
+}
+
 static void dump3(void)
 {
 	feat_a();
@@ -102,6 +120,8 @@ int main(int argc, char **argv)
 		return last_guard();
 	if (!strcmp(cmd, "dump3"))
 		dump3();
+	if (!strcmp(cmd, "zeroed"))
+		return zeroed_guard();
 	if (!strcmp(cmd, "kill")) {
 		feat_a();
 		feat_b();

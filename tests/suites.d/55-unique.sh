@@ -108,6 +108,13 @@ for cc in gcc clang; do
 		[ "$("$U" cmp tcu.dump | sort -u)" = "$("$U" cmp tcp.dump | sort -u)" ] || ok_tc=0
 		[ $ok_tc = 1 ] && ok "$cc: cmp-unique --threads all: once per thread, = the CMP traces" ||
 			bad "$cc: cmp-unique --threads all" "$(cat tc.err | tr '\n' ' ')"
+		# A worker's buffer of 4001 entries holds (4001 - 1) / 4 CMP
+		# records; its 8000 comparisons fill it, the rest are drops.
+		"$U" run --mode cmp --size 4001 --threads all --raw -o - -- ./uthreads_$cc >tf.raw 2>tf.err
+		n_tf=$(awk '/^# thread/{b++; next} /^0x/{n[b]++} END{print n[1]+0, n[2]+0}' tf.raw)
+		[ "$n_tf" = "1000 1000" ] && [ "$(dropped tf.err)" -gt 0 ] &&
+			ok "$cc: cmp --threads all: a full worker's buffer keeps (size - 1) / 4 records" ||
+			bad "$cc: cmp --threads all, full buffers" "$n_tf $(cat tf.err | tr '\n' ' ')"
 	else
 		bad "$cc: uthreads builds" "ukcov-cc failed"
 	fi

@@ -543,8 +543,11 @@ chmod 755 "$E"
 if build feat-build $TCLANG -O1 -fsanitize-coverage=trace-pc-guard -c $S/feat_target.c -o "$E/t.o" &&
    build feat-build $TGCC -O1 $INC -c $S/feat_main.c -o "$E/m.o" &&
    build feat-build $TGCC "$E/m.o" "$E/t.o" $SHARED -o "$E/feat-shared" &&
-   build feat-build $TGCC "$E/m.o" "$E/t.o" $STATIC -o "$E/feat-static"; then
-    for v in shared static; do
+   build feat-build $TGCC "$E/m.o" "$E/t.o" $STATIC -o "$E/feat-static" &&
+   build feat-build $TGCC -static "$E/m.o" "$E/t.o" $STATIC -o "$E/feat-full"; then
+    # full: a -static executable, whose own module glibc names "" (the
+    # runtime reads /proc/self/exe for it, as for every main program).
+    for v in shared static full; do
         bin=$E/feat-$v
         rm -rf "$E/out.d" && mkdir "$E/out.d"
         UKCOV_OPTIONS="coverage=1:coverage_counters=1:coverage_bitset=1:coverage_dir=$E/out.d" \
@@ -570,6 +573,19 @@ if build feat-build $TCLANG -O1 -fsanitize-coverage=trace-pc-guard -c $S/feat_ta
             ok "feat-$v-last-guard-total-and-reset"
         else
             bad "feat-$v-last-guard-total-and-reset" "$(tr '\n' '|' <"$E/out") $(covered "$bin" "$1")"
+        fi
+        # A guard the program set to 0 is no point (compiler-rt's
+        # TracePcGuard returns at once): feat_d counts in neither the
+        # total nor the file, though the callback writes its hit to
+        # the table's unused slot 0.
+        rm -rf "$E/out.d" && mkdir "$E/out.d"
+        UKCOV_OPTIONS="coverage=1:coverage_dir=$E/out.d" "$bin" zeroed >"$E/out" 2>&1
+        set -- "$E/out.d"/feat-$v.*.sancov
+        if [ "$(tr '\n' '|' <"$E/out")" = "total 0|total 1|" ] && [ -f "$1" ] &&
+           [ "$(covered "$bin" "$1")" = "feat_a " ]; then
+            ok "feat-$v-zeroed-guard-not-counted"
+        else
+            bad "feat-$v-zeroed-guard-not-counted" "$(tr '\n' '|' <"$E/out") $(covered "$bin" "$1")"
         fi
         # Three __sanitizer_cov_dump()s: the second replaces the first's
         # file by rename, and the third must know that file as its own.
