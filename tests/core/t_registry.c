@@ -480,7 +480,7 @@ static void t_dead_writer_repaired(const struct kc *k)
  * other process's cached lookups would be thrown away each time. */
 static void t_readers_write_nothing(const struct kc *k)
 {
-	struct timespec tick = { 0, 10000000L };	/* 10 ms */
+	struct timespec tick = { 0, 10000000L }; /* 10 ms */
 	uint64_t *buf, h = USB(0x73);
 	int fd = kc_setup(k, KC_ENTRIES, &buf);
 	struct rf_header before;
