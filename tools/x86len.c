@@ -239,12 +239,13 @@ static const uint8_t x87_mem[8] = {
 	0xff, 0xfd, 0xff, 0xaf, 0xff, 0xdf, 0xff, 0xff,
 };
 static const uint64_t x87_reg[8] = {
-	[0] = ~0ull,				/* D8: fadd ... fdivr st(i) */
-	[1] = 0xffffffff0000ffffull & ~(0x3ull << 34) & ~(0x3ull << 38) &
-	      ~(0x1ull << 47),			/* D9: fld, fxch, fchs ... */
-	[5] = 0x0000ffffffff00ffull,		/* DD: ffree, fst, fstp, fucom(p) */
-	[6] = 0xffff0200000000ffull,		/* DE: faddp, fmulp, fcompp, ... */
-	[7] = 0x00ffff0100000000ull,		/* DF: fnstsw ax, fucomip, fcomip */
+	[0] = ~0ull, /* D8: fadd ... fdivr st(i) */
+	[1] = (0xffffffff0000ffffull | 1ull << 0x10) & ~(0x3ull << 34) &
+	      ~(0x3ull << 38) & ~(0x1ull << 47), /* D9: fld, fxch, fnop ... */
+	[5] = 0x0000ffffffff00ffull, /* DD: ffree, fst, fstp, fucom(p) */
+	/* DE: faddp C0-CF fmulp, D9 fcompp, E0-FF fsub(r)p, fdiv(r)p */
+	[6] = 0xffffffff0200ffffull,
+	[7] = 0x00ffff0100000000ull, /* DF: fnstsw ax, fucomip, fcomip */
 };
 
 static bool x87_ok(uint8_t op, uint8_t modrm)

@@ -350,8 +350,10 @@ else
 fi
 
 # Lengths the decoder must know, from objdump: mov to a segment
-# register (not to %cs, #UD: Intel SDM vol. 2, MOV) and the DD x87
-# register forms.
+# register (not to %cs, #UD: Intel SDM vol. 2, MOV), the DD x87
+# register forms, fnop and every DE register form the SDM lists (gcc
+# emits fmulp, fsubp and fcompp for long double; the decoder refused
+# all but faddp and two others, so such functions had no blocks).
 cat >seg.s <<'A'
 	mov %eax, %ss
 	mov %eax, %ds
@@ -367,13 +369,25 @@ cat >seg.s <<'A'
 	fucom %st(4)
 	fucomp %st(5)
 	fldl 8(%rsp)
+	fnop
+	.byte 0xde, 0xc1
+	.byte 0xde, 0xc8
+	.byte 0xde, 0xcf
+	.byte 0xde, 0xd9
+	.byte 0xde, 0xe0
+	.byte 0xde, 0xe7
+	.byte 0xde, 0xe8
+	.byte 0xde, 0xef
+	.byte 0xde, 0xf0
+	.byte 0xde, 0xf8
+	.byte 0xde, 0xff
 A
 XC=$BD/tests/x86len-check
 if as seg.s -o seg.o 2>"$T/as.err"; then
 	objdump -d seg.o | awk -F'\t' '/^ *[0-9a-f]+:\t/ { b = $2; sub(/ +$/, "", b); print b }' >seg.hex
 	while read -r h; do echo "$h: x86len $(echo "$h" | wc -w)"; done <seg.hex >seg.want
 	mapfile -t hx <seg.hex
-	expect "x86len: segment moves and DD x87 forms, objdump's lengths" 0 \
+	expect "x86len: segment moves, the DD and DE x87 register forms and fnop, objdump's lengths" 0 \
 		"$(cat seg.want)" "" sh -c '"$0" --lengths "$@" | sed "s/, capstone.*//"' "$XC" "${hx[@]}"
 	expect "x86len: mov to %cs (#UD) is refused" 0 "8e c8: x86len 0" "" \
 		sh -c '"$0" --lengths "8e c8" | sed "s/, capstone.*//"' "$XC"
