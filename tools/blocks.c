@@ -33,6 +33,7 @@
  * successors (add_indirect_edges).
  */
 #include "blocks.h"
+#include "elfpoints.h"
 #include "x86len.h"
 
 #include <stdlib.h>
@@ -74,6 +75,7 @@ struct blk_scratch {
 	int *off, *adj, *roff, *radj;	/* CSR successors, predecessors */
 	int *idom, *ipdom, *order, *rpo_num, *stack;
 	size_t capn;
+	struct x86_decoder *dec; /* capstone, once x86len refuses */
 };
 
 #define EXIT_NODE(n) ((int)(n))
@@ -102,6 +104,7 @@ void blk_scratch_free(struct blk_scratch *s)
 	free(s->order);
 	free(s->rpo_num);
 	free(s->stack);
+	x86_decoder_free(s->dec);
 	free(s);
 }
 
@@ -289,6 +292,11 @@ static bool decode_range(struct blk_scratch *s, const struct code_map *cm,
 		if (avail > r->hi - a)
 			avail = (size_t)(r->hi - a);
 		n = x86len(p, avail);
+		if (n == 0) { /* VEX code, say: ask capstone */
+			if (!s->dec)
+				s->dec = x86_decoder_new();
+			n = x86_decoder_len(s->dec, p, avail, a);
+		}
 		if (n == 0)
 			return false;
 		s->in = grow_to(s->in, &s->capin, s->nin + 1, sizeof(*s->in));

@@ -282,6 +282,11 @@ static void build_model(struct builder *b, struct sym_module *m,
 	if (sm->truncated)
 		msg_warn("%s: its DWARF claims the same code many times over: "
 			 "its lines and functions are incomplete", binary);
+	if (sm->undecoded)
+		msg_warn("%s: %zu function%s with bytes that are no x86-64 "
+			 "instruction: %s lines are not reported",
+			 binary, sm->undecoded, sm->undecoded == 1 ? "" : "s",
+			 sm->undecoded == 1 ? "its" : "their");
 	b->sc->model = sm;
 }
 

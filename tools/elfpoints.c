@@ -258,6 +258,32 @@ static unsigned insn_length(struct sweep *sw, const uint8_t *p, size_t left,
 	return n;
 }
 
+struct x86_decoder {
+	struct sweep sw;
+};
+
+struct x86_decoder *x86_decoder_new(void)
+{
+	return xcalloc(1, sizeof(struct x86_decoder));
+}
+
+unsigned x86_decoder_len(struct x86_decoder *d, const uint8_t *p, size_t avail,
+			 uint64_t addr)
+{
+	unsigned n = x86len(p, avail);
+
+	/* A capstone that cannot be had is not asked again. */
+	return n || d->sw.failed ? n : insn_length(&d->sw, p, avail, addr);
+}
+
+void x86_decoder_free(struct x86_decoder *d)
+{
+	if (!d)
+		return;
+	close_capstone(&d->sw);
+	free(d);
+}
+
 /* One instruction of a PLT section: a jmp through a callback's GOT slot
  * makes the enclosing stub a callback target. */
 static void note_plt_stub(struct sweep *sw, enum branch br, uint64_t tg,

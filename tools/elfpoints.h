@@ -67,6 +67,19 @@ int elfpoints_a64_sweep(Elf *elf, size_t shstrndx, struct pcvec *funcs,
 			const struct pcvec *slots, struct pcvec *points,
 			size_t *tail_calls, char err[ERRLEN]);
 
+/*
+ * The point sweep's x86-64 length decoder for other linear sweeps
+ * (blocks.c): the table decoder (x86len.h), and capstone, loaded on
+ * first need, for what it does not model (VEX/EVEX code of -mavx2 or
+ * -march=native builds, the 0F38/0F3A maps).  0: neither decodes it.
+ * One per thread.
+ */
+struct x86_decoder;
+struct x86_decoder *x86_decoder_new(void);
+unsigned x86_decoder_len(struct x86_decoder *d, const uint8_t *p, size_t avail,
+			 uint64_t addr);
+void x86_decoder_free(struct x86_decoder *d);
+
 /* Build-id, type and machine of an ELF file; -1 with err if it is not ELF. */
 int elf_read_info(const char *path, struct elf_info *info, char err[ERRLEN]);
 
