@@ -69,6 +69,7 @@ import hashlib
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -521,6 +522,10 @@ def select(top, a):
 
 def main():
     a = parse_args()
+    # The tests inherit every disposition: run under nohup, SIGHUP
+    # ignored would hide a mutant that sends it (lib/desc.c's tgkill
+    # with signal 0 made 1 survived that way).
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
     top = subprocess.run(["git", "rev-parse", "--show-toplevel"],
                          check=True, capture_output=True,
                          text=True).stdout.strip()

@@ -417,6 +417,46 @@ static void t_enable_eexist(const struct kc *k)
 	actor_stop(a);
 }
 
+/* This process's mappings of ukcov descriptors ("/memfd:ukcov"). */
+static int descriptor_maps(void)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[512];
+	int n = 0;
+
+	CHECK(f != NULL);
+	while (fgets(line, sizeof(line), f))
+		n += strstr(line, "memfd:ukcov") != NULL;
+	fclose(f);
+	return n;
+}
+
+/* A KCOV_REMOTE_ENABLE refused for a handle another collector holds
+ * keeps none of the descriptor's mappings it made for the collection:
+ * ten refusals leave the process's mappings as they were, and the
+ * descriptor then collects a free handle. */
+static void t_enable_eexist_keeps_no_mapping(const struct kc *k)
+{
+	uint64_t *buf, *buf2;
+	int fd = kc_setup(k, KC_ENTRIES, &buf);
+	int fd2 = kc_setup(k, KC_ENTRIES, &buf2);
+	struct actor *a = actor_start();
+	int before;
+
+	CHECK_OK(actor_run(a, op_remote_enable,
+			   &(struct owner_op){ k, fd2, USB(2) }));
+	CHECK_ERR(kc_remote_enable1(k, fd, USB(2)), EEXIST);
+	before = descriptor_maps();
+	CHECK(before > 0);
+	for (int i = 0; i < 10; i++)
+		CHECK_ERR(kc_remote_enable1(k, fd, USB(2)), EEXIST);
+	CHECK_EQ(descriptor_maps(), before);
+	CHECK_OK(kc_remote_enable1(k, fd, USB(3)));
+	section_on_thread(USB(3), target_leaf, 1);
+	expect_only_pcs(buf, 1, (const void *)target_leaf);
+	actor_stop(a);
+}
+
 /* Every global subsystem 1..0xff is the application's; instance 0 and
  * 0xffffffff are valid. */
 static void t_enable_subsystems(const struct kc *k)
@@ -1709,6 +1749,35 @@ static void t_obsd_remote(const struct kc *k)
 	actor_stop(a);
 }
 
+/* KIOENABLE of an attached descriptor while the process's handle
+ * (KCOV_REMOTE_COMMON, pid) is another collector's: EBUSY, and the
+ * collection it set up is freed: ten refusals keep no mapping.  Once
+ * the handle is free, the same descriptor enables and collects. */
+static void t_obsd_enable_taken(const struct kc *k)
+{
+	const struct kc *ko = &kcs[FL_OPENBSD][1];
+	uint64_t *buf, *lbuf, mine = COMMON((uint32_t)getpid());
+	int fd = kc_setup(ko, KC_ENTRIES, &buf);
+	int lfd = kc_setup(k, KC_ENTRIES, &lbuf);
+	struct actor *a = actor_start();
+	int before;
+
+	CHECK_OK(actor_run(a, op_remote_enable_common,
+			   &(struct owner_op){ k, lfd, mine }));
+	CHECK_OK(obsd_attach(ko, fd, 0));
+	CHECK_ERR(kc_enable(ko, fd, ko->f->mode_pc), EBUSY);
+	before = descriptor_maps();
+	CHECK(before > 0);
+	for (int i = 0; i < 10; i++)
+		CHECK_ERR(kc_enable(ko, fd, ko->f->mode_pc), EBUSY);
+	CHECK_EQ(descriptor_maps(), before);
+	CHECK_OK(actor_run(a, op_disable, &(struct kc_op){ k, lfd, 0 }));
+	kc_enable_ok(ko, fd, 0);
+	thread_run(op_obsd_section, (void *)(uintptr_t)1);
+	expect_only_pcs(buf, 1, (const void *)target_leaf2);
+	actor_stop(a);
+}
+
 /* Every run of the suite has a registry of its own (UKCOV_REGISTRY),
  * removed by the process that made it. */
 static char reg_dir[64];
@@ -1738,7 +1807,8 @@ static void private_registry(void)
 	atexit(registry_cleanup);
 }
 
-void register_remote_tests(void)
+/* A table of the tests and the loop that registers them. */
+void register_remote_tests(void) // NOLINT(readability-function-size)
 {
 	static const struct {
 		const char *name;
@@ -1752,6 +1822,8 @@ void register_remote_tests(void)
 		{ "remote.enable_state_mode", t_enable_state_mode, 1, 0 },
 		{ "remote.enable_bad_handle", t_enable_bad_handle, 0, 0 },
 		{ "remote.enable_eexist", t_enable_eexist, 0, 0 },
+		{ "remote.enable_eexist_keeps_no_mapping",
+		  t_enable_eexist_keeps_no_mapping, 0, 0 },
 		{ "remote.enable_subsystems", t_enable_subsystems, 1, 0 },
 		{ "remote.section_records", t_section_records, 1, 0 },
 		{ "remote.section_cmp", t_section_cmp, 0, NEED_CMP },
@@ -1796,6 +1868,7 @@ void register_remote_tests(void)
 		{ "remote.registry_corrupt", t_registry_corrupt, 0, 0 },
 		{ "remote.registry_foreign", t_registry_foreign, 0, 0 },
 		{ "remote.openbsd_attach", t_obsd_remote, 0, 0 },
+		{ "remote.openbsd_enable_taken", t_obsd_enable_taken, 0, 0 },
 		{ "remote.enable_absurd_area", t_enable_absurd_area, 1, 0 },
 	};
 	unsigned i;

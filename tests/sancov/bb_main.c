@@ -8,6 +8,8 @@
  *   fork:    parent "a", fork; child "bb" then exit(0); parent waits,
  *            then "c".
  *   crash:   "ab", then SIGSEGV.
+ *   dump:    "ab", __sanitizer_cov_dump(), "ca": the files at exit
+ *            hold all four events.
  * Prints "done" (not in crash). */
 #include <pthread.h>
 #include <semaphore.h>
@@ -21,6 +23,7 @@
 void bb_a(void);
 void bb_b(void);
 void bb_c(void);
+void __sanitizer_cov_dump(void);
 
 static sem_t first_done;
 
@@ -81,6 +84,10 @@ int main(int argc, char **argv)
 		waitpid(pid, &st, 0);
 		printf("child %d\n", (int)pid);
 		run("c", 1, 0);
+	} else if (strcmp(mode, "dump") == 0) {
+		run("ab", 1, 0);
+		__sanitizer_cov_dump();
+		run("ca", 1, 0);
 	} else if (strcmp(mode, "crash") == 0) {
 		run("ab", 1, 0);
 		raise(SIGSEGV);

@@ -114,6 +114,11 @@ same "long option spellings" "sancov -symbolize -demangle=0 -skip-dead-files=0 c
 printf 'fun:main\nsrc:*lib.c\n' >bl.txt
 same "user ignorelist" "sancov -covered-functions -blacklist=bl.txt prog_asan $S1" \
 	"$U covered-functions --ignorelist bl.txt prog_asan $S1"
+# The same list with CRLF line ends and trailing blanks (a list edited
+# on Windows): the same functions.
+printf 'fun:main  \r\nsrc:*lib.c \r\n' >blcr.txt
+same "user ignorelist with CRLF and trailing blanks" "sancov -covered-functions -blacklist=bl.txt prog_asan $S1" \
+	"timeout 10 $U covered-functions --ignorelist blcr.txt prog_asan $S1"
 sancov -symbolize prog_asan "$S1" >s1.symcov 2>/dev/null
 same "re-serialize a .symcov" "sancov -merge s1.symcov 2>/dev/null" "$U merge s1.symcov"
 same "functions of a .symcov" "sancov -not-covered-functions s1.symcov 2>/dev/null" "$U not-covered-functions s1.symcov"
@@ -352,6 +357,22 @@ $SRC/remote.c:$L_SRV rw_server" ]; then
 		kill $srv 2>/dev/null; bad "$cc: collector with ukcov_dump()" "$T/c.txt"
 	fi
 done
+# A nested function's PCs symbolize as llvm-symbolizer does them
+# (function, file, line and column), one PC at a time as the oracle.
+if (cd "$T" && UKCOV_CC=gcc "$CC_W" -O0 -g "$SRC/nested.c" -o nested &&
+    "$U" run -o nested.dump -- ./nested) >"$T/out" 2>&1; then
+	"$U" print --lines "$T/nested.dump" >"$T/nl.txt" 2>&1
+	while read -r at rest; do
+		echo "$at $(llvm-symbolizer-14 --obj="$T/nested" "0x${at#nested+0x}" | head -2 | paste -sd' ')"
+	done <"$T/nl.txt" >"$T/nw.txt"
+	if grep -q ' inner[^ ]* .*nested.c:[0-9]' "$T/nl.txt" && cmp -s "$T/nl.txt" "$T/nw.txt"; then
+		ok "a nested function's PCs symbolize as llvm-symbolizer's"
+	else
+		diff "$T/nl.txt" "$T/nw.txt" >"$T/d" 2>&1; bad "nested function symbolized" "$T/d"
+	fi
+else
+	bad "nested.c builds and runs" "$T/out"
+fi
 expect "--remote bad list" 2 "ukcov: error: run: --remote 1,x: not a list of handles" "$U" run --remote 1,x -- true
 expect "--common without --remote" 2 "ukcov: error: run: --common goes with --remote HANDLE[,HANDLE...]" "$U" run --common -- true
 expect "--remote with a bad handle" 1 "ukcov: error: KCOV_REMOTE_ENABLE: Invalid argument" "$U" run --remote 0x100 -- true
@@ -411,6 +432,14 @@ printf '{"covered-points": [1, 2], "point-symbol-info": {"f": {"g": {"1": "12"}}
 expect "symcov location without ':'" 1 'ukcov: error: bad.symcov: line 1: expected "line:column" for point 1' "$U" covered-functions bad.symcov
 printf '{"covered-points": ["a"' >trunc.symcov
 expect "truncated symcov" 1 "ukcov: error: trunc.symcov: invalid JSON at line 1: expected ',' or ']'" "$U" stats trunc.symcov
+printf '{"covered-points": ["a\\' >esc.symcov
+expect "symcov ending in an escape" 1 "ukcov: error: esc.symcov: invalid JSON at line 1: unterminated string" "$U" stats esc.symcov
+# true, false and null where a key is ignored; \u0800, the first code
+# point of three UTF-8 bytes (e0 a0 80), in a function's name.
+printf '{"covered-points": ["a"], "binary-hash": "", "point-symbol-info": {"f.c": {"fn\\u0800x": {"a": "3:1"}}}, "x": [true, false, null]}' >lit.symcov
+expect "symcov with true, false and null" 0 "ukcov: warning: lit.symcov: ignoring unknown key: x" "$U" covered-functions lit.symcov
+[ "$(od -An -tx1 "$T/out" | tr -d ' \n')" = "662e633a3320666ee0a08078""0a" ] &&
+	ok "symcov \\u0800 as three UTF-8 bytes" || bad "symcov \\u0800 as three UTF-8 bytes" "$(od -An -tx1 "$T/out")"
 printf 'ukcov-dump 1\nmode pc\nmodule 0 - 0 0 10 /x\npcs 0 3\n1\n2\n' >trunc.dump
 expect "truncated dump" 1 "ukcov: error: trunc.dump: truncated: module 0 announces 3 PCs, the file ends after 2" "$U" print trunc.dump
 expect "unknown command" 2 "ukcov: error: no command given (see ukcov --help)" "$U" frobnicate

@@ -264,10 +264,16 @@ for cc in clang gcc; do
 		{ sed -n 's/.*; \([0-9]*\) records.*/\1 records/p' $x.err
 		  "$U" print-coverage-pcs $x | wc -l
 		  "$U" covered-functions $x $x.dump; } >$x.txt 2>&1
+		# coverage=1: in a -static program the inline units'
+		# constructors run before the runtime's, and set it up.
+		rm -rf cov-$x && mkdir cov-$x
+		UKCOV_OPTIONS="coverage=1 coverage_dir=cov-$x" ./$x >/dev/null 2>>$x.txt
+		{ ls cov-$x | sed "s/^$x\.[0-9]*\.sancov\$/the program's .sancov/"
+		  "$U" covered-functions $x cov-$x/*.sancov; } >>$x.txt 2>&1
 	done
 	check "$cc -static inline build has no libukcov.so and a table" sh -c \
 		"! ldd static-$cc-1 2>/dev/null | grep -q libukcov && has() { readelf -SW \$1 | grep -q ' __ukcov_pcs '; } && has static-$cc-1"
-	same "$cc -static: records, points and functions as the calls" static-$cc-0.txt static-$cc-1.txt
+	same "$cc -static: records, points and functions as the calls, with ukcov run and coverage=1" static-$cc-0.txt static-$cc-1.txt
 done
 
 # The gcc plugin refuses a gcc it was not built for, with its message

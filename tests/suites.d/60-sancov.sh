@@ -867,6 +867,15 @@ for v in gcc:trace-pc clang:trace-pc clang:trace-pc-guard; do
     else
         bad "$v-fork-child-own-files" "$(cat "$X/out") $(ls "$X/o")"
     fi
+    # A dump, then more events: the files at exit number each point
+    # afresh (the first dump's numbers are not kept).
+    bbtrace $v dump
+    if [ $rc -eq 0 ] && [ "$(bbcheck trace "$X/$v" "$X/o" "$(pid_of trace-events)")" = "1 abca" ] &&
+       [ "$("$U" trace "$X/o"/trace-points.*.sancov | awk '{ print $1, $3 }' | tr '\n' ' ')" = "0 bb_a 1 bb_b 2 bb_c " ]; then
+        ok "$v-dump-then-exit-numbers-afresh"
+    else
+        bad "$v-dump-then-exit-numbers-afresh" "rc $rc $(ls "$X/o") $(bbcheck trace "$X/$v" "$X/o" "$(pid_of trace-events)")"
+    fi
     bbtrace $v crash
     if [ $rc -eq 139 ] && [ "$(bbcheck trace "$X/$v" "$X/o" "$(pid_of trace-events)")" = "1 ab" ]; then
         ok "$v-fatal-signal-dump"
@@ -925,6 +934,25 @@ if build bb-pctable-dl-build $TCLANG -O1 -fPIC -shared -fsanitize-coverage=trace
         ok "bb-pctable-dl-reloaded-table-once (skipped: the loader chose another address)"
     else
         bad "bb-pctable-dl-reloaded-table-once" "rc $rc, $lib lines of the library: $(cat "$X/out")"
+    fi
+fi
+
+# coverage_direct=1 and a trace-pc library dlopen'ed after the set-up:
+# the log's map, written again at exit, names it, and rawunpack gives
+# its .sancov (beside the library) with the library's PCs (bb_a, bb_b).
+if build pcdir-dl-build $TCLANG -O1 -fPIC -shared -fsanitize-coverage=trace-pc \
+       $S/bb_work.c -o "$X/libbbpc.so" &&
+   build pcdir-dl-build $TGCC -O1 $S/tbdl_main.c $SHARED -ldl -o "$X/pcdir-dl"; then
+    rm -rf "$X/o" "$X"/libbbpc.so.*.sancov && mkdir "$X/o"
+    UKCOV_OPTIONS="coverage_direct=1:coverage_dir=$X/o" "$X/pcdir-dl" "$X/libbbpc.so" >"$X/out" 2>&1
+    rc=$?
+    set -- "$X/o"/*.pc.sancov.map
+    if [ $rc -eq 0 ] && grep -q " $X/libbbpc.so\$" "$1" &&
+       (cd "$X/o" && "$U" rawunpack "${1%map}raw" >/dev/null 2>&1) &&
+       [ "$(covered "$X/libbbpc.so" "$X"/libbbpc.so.*.sancov)" = "bb_a bb_b " ]; then
+        ok "pcdir-dl-library-loaded-later-in-map"
+    else
+        bad "pcdir-dl-library-loaded-later-in-map" "rc $rc $(cat "$1" 2>&1) $(ls "$X/o")"
     fi
 fi
 

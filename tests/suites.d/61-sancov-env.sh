@@ -11,7 +11,9 @@
 #  - an executable at a path of PATH_MAX - 1 bytes names its .sancov
 #    after its whole file name;
 #  - an empty UKCOV_THREADS_OUT, or one of PATH_MAX bytes or more, is
-#    refused: the program runs and records as without it.
+#    refused: the program runs and records as without it;
+#  - with stdin (and stdout and stderr) closed, the files the runtime
+#    creates (then fd 0) are written all the same, and nothing is said.
 # The set-user-ID and /proc parts need root (skipped otherwise).  Needs
 # the runtime built (make B=$B lib); B may be absolute.
 . tests/lib.sh
@@ -225,4 +227,22 @@ exit 0 0" ]; then
         bad "$t" "$(tr '\n' '|' <"$D/tout.seq") $(tr '\n' '|' <"$D/tout.threads")"
     fi
 done
+# ---- 7. stdin, stdout and stderr closed ----------------------------
+# The first file the runtime creates then gets fd 0, a descriptor like
+# any other: coverage=1's .sancov (feat_a alone: the magic and one
+# PC, 16 bytes) and coverage_direct=1's raw table and map.
+rm -rf "$D/cl.d" && mkdir "$D/cl.d"
+UKCOV_OPTIONS="coverage=1:coverage_dir=$D/cl.d" "$D/feat" last <&- >&- 2>&-
+set -- "$D/cl.d"/feat.*.sancov
+[ -f "$1" ] && [ "$(wc -c <"$1")" -eq 16 ] && ok closed-stdio-sancov-written ||
+    bad closed-stdio-sancov-written "$(ls -l "$D/cl.d")"
+# stdin alone closed (stderr kept, where a failure would be said): the
+# raw table is fd 0, and nothing is said.
+rm -rf "$D/cl.d" && mkdir "$D/cl.d"
+UKCOV_OPTIONS="coverage_direct=1:coverage_dir=$D/cl.d" "$D/feat" kill <&- >/dev/null 2>"$D/cl.err"
+set -- "$D/cl.d"/[0-9]*[0-9].sancov.raw
+# (the shell's own "Killed" for the SIGKILL aside)
+[ -s "$1" ] && [ -s "${1%raw}map" ] && [ -z "$(grep -vx Killed "$D/cl.err")" ] &&
+    ok closed-stdin-direct-files-written ||
+    bad closed-stdin-direct-files-written "$(ls -l "$D/cl.d"; head -c 300 "$D/cl.err")"
 summary

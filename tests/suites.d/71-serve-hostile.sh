@@ -137,6 +137,19 @@ same "the 421's body" "$(curl -s -m 5 -H "Host: evil.example:$PORT" "$URL" | hea
 stop_serve
 same "SIGTERM ends serve, status 0" "$?" 0
 
+# A watched directory's FIFO and subdirectory, named like inputs, are no
+# inputs: serve neither opens the FIFO (no writer: it would wait for
+# ever) nor reads the directory.
+mkdir -p w3/sub.dump && cp g1.dump w3/ && mkfifo w3/pipe.dump
+start_serve s3.out w3 prog
+page=$(curl -s -m 5 "$URL")
+case $page in *"<li>dump w3/g1.dump: "*)
+	case $page in *pipe.dump*|*sub.dump*) bad "serve: FIFO and directory in a watched dir" "named on the page" ;;
+	*) ok "serve: a FIFO and a directory in a watched directory are not inputs" ;; esac ;;
+*) bad "serve: FIFO and directory in a watched dir" "$(head -c 300 s3.out.err)" ;; esac
+stop_serve
+same "serve with a FIFO watched: SIGTERM ends it, status 0" "$?" 0
+
 # ---- serve: a .symcov dropped into a watched directory --------------------
 mkdir -p w1 && cp g1.dump w1/
 start_serve s1.out w1 prog
@@ -152,7 +165,11 @@ curl -s -m 5 "$URL$(echo "$pages" | grep passwd)" | grep -q '(not named by the d
 	ok "serve: the page says why" || bad "serve: why" "not said"
 curl -s -m 5 "$URL$(echo "$pages" | grep main.c)" | grep -q 'never_called' &&
 	ok "serve: the binary's own sources are still shown" || bad "serve: own sources" "missing"
-same "serve: one warning" "$(cat s1.out.err)" \
+# A second rebuild with the same refused source says nothing again.
+g=$(gen)
+cp g1.dump w1/g2.dump
+until_true 10 eval '[ "$(gen)" != "$g" ]'
+same "serve: one warning over two rebuilds" "$(cat s1.out.err)" \
 	"ukcov: warning: 1 source file not named by the debug info of a binary on the command line: not read, its page says so (or give --source-root DIR)"
 stop_serve
 
