@@ -187,6 +187,8 @@ void fd_write(int fd, const void *src, size_t len, off_t off);
 
 /* process_vm_readv/writev answer ENOSYS in this process from now on. */
 void kc_deny_process_vm(void);
+/* This process's mappings of a ukcov memfd ("/memfd:ukcov (deleted)"). */
+int kc_descriptor_maps(void);
 
 /* errno of the kernel's own ioctl(fd, req, 0) for a non-ukcov fd. */
 int kc_kernel_ioctl_errno(int fd, unsigned long req);

@@ -56,33 +56,19 @@ static int count_fds(void)
 	return n - 1;	/* the directory's own fd */
 }
 
-/* Mappings of a ukcov memfd ("/memfd:ukcov (deleted)"). */
-static int count_ukcov_maps(void)
-{
-	FILE *f = fopen("/proc/self/maps", "r");
-	char line[512];
-	int n = 0;
-
-	CHECK(f != NULL);
-	while (fgets(line, sizeof(line), f))
-		n += strstr(line, "memfd:ukcov") != NULL;
-	fclose(f);
-	return n;
-}
-
 struct snapshot {
 	int fds, maps;
 };
 
 static struct snapshot snap(void)
 {
-	return (struct snapshot){ count_fds(), count_ukcov_maps() };
+	return (struct snapshot){ count_fds(), kc_descriptor_maps() };
 }
 
 static void expect_nothing_leaked(struct snapshot before)
 {
 	CHECK_EQ(count_fds(), before.fds);
-	CHECK_EQ(count_ukcov_maps(), before.maps);
+	CHECK_EQ(kc_descriptor_maps(), before.maps);
 }
 
 /* ukcov_open with the nth call of fn failing with e, for every n that

@@ -417,20 +417,6 @@ static void t_enable_eexist(const struct kc *k)
 	actor_stop(a);
 }
 
-/* This process's mappings of ukcov descriptors ("/memfd:ukcov"). */
-static int descriptor_maps(void)
-{
-	FILE *f = fopen("/proc/self/maps", "r");
-	char line[512];
-	int n = 0;
-
-	CHECK(f != NULL);
-	while (fgets(line, sizeof(line), f))
-		n += strstr(line, "memfd:ukcov") != NULL;
-	fclose(f);
-	return n;
-}
-
 /* A KCOV_REMOTE_ENABLE refused for a handle another collector holds
  * keeps none of the descriptor's mappings it made for the collection:
  * ten refusals leave the process's mappings as they were, and the
@@ -446,11 +432,11 @@ static void t_enable_eexist_keeps_no_mapping(const struct kc *k)
 	CHECK_OK(actor_run(a, op_remote_enable,
 			   &(struct owner_op){ k, fd2, USB(2) }));
 	CHECK_ERR(kc_remote_enable1(k, fd, USB(2)), EEXIST);
-	before = descriptor_maps();
+	before = kc_descriptor_maps();
 	CHECK(before > 0);
 	for (int i = 0; i < 10; i++)
 		CHECK_ERR(kc_remote_enable1(k, fd, USB(2)), EEXIST);
-	CHECK_EQ(descriptor_maps(), before);
+	CHECK_EQ(kc_descriptor_maps(), before);
 	CHECK_OK(kc_remote_enable1(k, fd, USB(3)));
 	section_on_thread(USB(3), target_leaf, 1);
 	expect_only_pcs(buf, 1, (const void *)target_leaf);
@@ -1766,11 +1752,11 @@ static void t_obsd_enable_taken(const struct kc *k)
 			   &(struct owner_op){ k, lfd, mine }));
 	CHECK_OK(obsd_attach(ko, fd, 0));
 	CHECK_ERR(kc_enable(ko, fd, ko->f->mode_pc), EBUSY);
-	before = descriptor_maps();
+	before = kc_descriptor_maps();
 	CHECK(before > 0);
 	for (int i = 0; i < 10; i++)
 		CHECK_ERR(kc_enable(ko, fd, ko->f->mode_pc), EBUSY);
-	CHECK_EQ(descriptor_maps(), before);
+	CHECK_EQ(kc_descriptor_maps(), before);
 	CHECK_OK(actor_run(a, op_disable, &(struct kc_op){ k, lfd, 0 }));
 	kc_enable_ok(ko, fd, 0);
 	thread_run(op_obsd_section, (void *)(uintptr_t)1);
