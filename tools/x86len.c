@@ -243,7 +243,7 @@ static const uint64_t x87_reg[8] = {
 	[1] = (0xffffffff0000ffffull | 1ull << 0x10) & ~(0x3ull << 34) &
 	      ~(0x3ull << 38) & ~(0x1ull << 47), /* D9: fld, fxch, fnop ... */
 	[5] = 0x0000ffffffff00ffull, /* DD: ffree, fst, fstp, fucom(p) */
-	/* DE: faddp C0-CF fmulp, D9 fcompp, E0-FF fsub(r)p, fdiv(r)p */
+	/* DE: C0-C7 faddp, C8-CF fmulp, D9 fcompp, E0-FF fsub(r)p, fdiv(r)p */
 	[6] = 0xffffffff0200ffffull,
 	[7] = 0x00ffff0100000000ull, /* DF: fnstsw ax, fucomip, fcomip */
 };
