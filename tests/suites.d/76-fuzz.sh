@@ -11,7 +11,8 @@
 # mcase call the real memcmp, strcmp and strncasecmp: they are built
 # with ukcov-cc -fsanitize=fuzzer (the routine wrappers of
 # lib/afl_rtn.c and the runtime's driver) and solved from the
-# routines' operands; m16w is m16 as two traced 8-byte compares.  Crash files reproduce
+# routines' operands; m16w is m16 as two traced 8-byte compares, m2x2
+# two 2-byte ones (the 2-byte hints).  Crash files reproduce
 # through the driver's stand-alone mode; crashes are deduplicated by
 # stack; a hang is a timeout-; bad options exit 2.  A comparison on a
 # thread the input starts, inside a remote section under the common
@@ -68,7 +69,7 @@ solve() {
 }
 
 for cc in gcc clang; do
-	for t in m4 m8 m16w m4x3 mbe mthread munstable mfork mclose crash2 hang mrtnbad; do
+	for t in m4 m8 m16w m2x2 m4x3 mbe mthread munstable mfork mclose crash2 hang mrtnbad; do
 		build $cc $t || bad "$cc: $t builds" "ukcov-cc failed"
 	done
 	for t in m16 mstr mcase; do
@@ -77,6 +78,8 @@ for cc in gcc clang; do
 	solve $cc m4 64 128
 	solve $cc m8 64 128
 	solve $cc m16w 64 128
+	# Two 2-byte comparisons: the 2-byte hints.
+	solve $cc m2x2 64 128
 	# The compare routines' operands (lib/afl_rtn.c), spliced.
 	solve $cc m16 64 128
 	solve $cc mstr 64 128
