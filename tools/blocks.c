@@ -34,7 +34,6 @@
  */
 #include "blocks.h"
 #include "elfpoints.h"
-#include "x86len.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -75,7 +74,7 @@ struct blk_scratch {
 	int *off, *adj, *roff, *radj;	/* CSR successors, predecessors */
 	int *idom, *ipdom, *order, *rpo_num, *stack;
 	size_t capn;
-	struct x86_decoder *dec; /* capstone, once x86len refuses */
+	struct x86_decoder *dec; /* x86len, then capstone (VEX code) */
 };
 
 #define EXIT_NODE(n) ((int)(n))
@@ -83,7 +82,10 @@ struct blk_scratch {
 
 struct blk_scratch *blk_scratch_new(void)
 {
-	return xcalloc(1, sizeof(struct blk_scratch));
+	struct blk_scratch *s = xcalloc(1, sizeof(*s));
+
+	s->dec = x86_decoder_new();
+	return s;
 }
 
 void blk_scratch_free(struct blk_scratch *s)
@@ -291,12 +293,7 @@ static bool decode_range(struct blk_scratch *s, const struct code_map *cm,
 			return false;
 		if (avail > r->hi - a)
 			avail = (size_t)(r->hi - a);
-		n = x86len(p, avail);
-		if (n == 0) { /* VEX code, say: ask capstone */
-			if (!s->dec)
-				s->dec = x86_decoder_new();
-			n = x86_decoder_len(s->dec, p, avail, a);
-		}
+		n = x86_decoder_len(s->dec, p, avail, a);
 		if (n == 0)
 			return false;
 		s->in = grow_to(s->in, &s->capin, s->nin + 1, sizeof(*s->in));

@@ -270,10 +270,9 @@ struct x86_decoder *x86_decoder_new(void)
 unsigned x86_decoder_len(struct x86_decoder *d, const uint8_t *p, size_t avail,
 			 uint64_t addr)
 {
-	unsigned n = x86len(p, avail);
-
 	/* A capstone that cannot be had is not asked again. */
-	return n || d->sw.failed ? n : insn_length(&d->sw, p, avail, addr);
+	return d->sw.failed ? x86len(p, avail)
+			    : insn_length(&d->sw, p, avail, addr);
 }
 
 void x86_decoder_free(struct x86_decoder *d)

@@ -539,6 +539,19 @@ fi
 # ---- 6. the seed's features: bitset, counters, direct, unique total --
 E=$T/feat
 mkdir -p "$E"
+# feat_case NAME CMD OUT FUNCS: $bin CMD under coverage=1 prints OUT
+# (lines joined by |), and its .sancov at exit covers FUNCS.
+feat_case() {
+    rm -rf "$E/out.d" && mkdir "$E/out.d"
+    UKCOV_OPTIONS="coverage=1:coverage_dir=$E/out.d" "$bin" "$2" >"$E/out" 2>&1
+    set -- "$1" "$2" "$3" "$4" "$E/out.d"/"$(basename "$bin")".*.sancov
+    if [ "$(tr '\n' '|' <"$E/out")" = "$3" ] && [ -f "$5" ] &&
+       [ "$(covered "$bin" "$5")" = "$4" ]; then
+        ok "$1"
+    else
+        bad "$1" "$(tr '\n' '|' <"$E/out") $(covered "$bin" "$5")"
+    fi
+}
 chmod 755 "$E"
 if build feat-build $TCLANG -O1 -fsanitize-coverage=trace-pc-guard -c $S/feat_target.c -o "$E/t.o" &&
    build feat-build $TGCC -O1 $INC -c $S/feat_main.c -o "$E/m.o" &&
@@ -565,28 +578,12 @@ if build feat-build $TCLANG -O1 -fsanitize-coverage=trace-pc-guard -c $S/feat_ta
         # The last guard (feat_d, guard 4 of 4) counts in the total and
         # is cleared by __sanitizer_cov_reset(): the file at exit has
         # feat_a alone.
-        rm -rf "$E/out.d" && mkdir "$E/out.d"
-        UKCOV_OPTIONS="coverage=1:coverage_dir=$E/out.d" "$bin" last >"$E/out" 2>&1
-        set -- "$E/out.d"/feat-$v.*.sancov
-        if [ "$(tr '\n' '|' <"$E/out")" = "total 1|reset total 0|" ] && [ -f "$1" ] &&
-           [ "$(covered "$bin" "$1")" = "feat_a " ]; then
-            ok "feat-$v-last-guard-total-and-reset"
-        else
-            bad "feat-$v-last-guard-total-and-reset" "$(tr '\n' '|' <"$E/out") $(covered "$bin" "$1")"
-        fi
+        feat_case feat-$v-last-guard-total-and-reset last "total 1|reset total 0|" "feat_a "
         # A guard the program set to 0 is no point (compiler-rt's
         # TracePcGuard returns at once): feat_d counts in neither the
         # total nor the file, though the callback writes its hit to
         # the table's unused slot 0.
-        rm -rf "$E/out.d" && mkdir "$E/out.d"
-        UKCOV_OPTIONS="coverage=1:coverage_dir=$E/out.d" "$bin" zeroed >"$E/out" 2>&1
-        set -- "$E/out.d"/feat-$v.*.sancov
-        if [ "$(tr '\n' '|' <"$E/out")" = "total 0|total 1|" ] && [ -f "$1" ] &&
-           [ "$(covered "$bin" "$1")" = "feat_a " ]; then
-            ok "feat-$v-zeroed-guard-not-counted"
-        else
-            bad "feat-$v-zeroed-guard-not-counted" "$(tr '\n' '|' <"$E/out") $(covered "$bin" "$1")"
-        fi
+        feat_case feat-$v-zeroed-guard-not-counted zeroed "total 0|total 1|" "feat_a "
         # Three __sanitizer_cov_dump()s: the second replaces the first's
         # file by rename, and the third must know that file as its own.
         rm -rf "$E/out.d" && mkdir "$E/out.d"
