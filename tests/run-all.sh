@@ -28,7 +28,7 @@ for suite in tests/suites.d/*.sh; do
     { "$suite" 2>&1; echo $? >"$out.rc"; } | tee "$out"
     rc=$(cat "$out.rc")
     line=$(grep -E '^([A-Za-z-]+: )?[0-9]+ passed, [0-9]+ failed' "$out" | tail -n 1)
-    grep -E '^not ok ' "$out" | sed "s|^|$name: |" >>"$failures"
+    grep -E '^(not ok|FAIL) ' "$out" | sed "s|^|$name: |" >>"$failures"
     rm -f "$out" "$out.rc"
     if [ -n "$line" ]; then
         p=$(echo "$line" | sed -E 's/^([A-Za-z-]+: )?([0-9]+) passed, ([0-9]+) failed.*/\2/')
