@@ -109,6 +109,21 @@ for b in "prog_asan $S1" "cpp_asan $SC" "inl_asan $SI"; do
 		done
 	done
 done
+# A function whose points cross a power of 16 (tests/tool/src/wide.c):
+# one binary's points keep address order within a function, as
+# sancov's, which is not the order of their ids as strings ("f003d" >
+# "100019").  A first build says where wide() is; the second pads it
+# past the next power of 16.
+asan -O0 wide_asan "$SRC/wide.c"
+wa=$(nm wide_asan | awk '$3 == "wide" { print $1 }')
+wp=16; while [ $wp -le $((0x${wa:-0} + 4096)) ]; do wp=$((wp * 16)); done
+asan -O0 wide_asan "$SRC/wide.c" -DSKIP="\"$((wp - 0x${wa:-0}))\""
+run_cov ./wide_asan 3; SW=$(ls cov/wide_asan.*.sancov)
+wide=$("$U" symbolize wide_asan "$SW" | sed -n '/"wide": {/,/}/p' | grep -o '"[0-9a-f]*":' | awk '{ print length($0) }' | sort -u | wc -l)
+[ "$wide" = 2 ] && ok "fixture: wide()'s ids have two lengths" ||
+	bad "fixture: wide()'s ids do not cross a power of 16 ($wide length(s))"
+same "symbolize: a function's points across a power of 16 (address order)" \
+	"sancov -symbolize wide_asan $SW" "$U symbolize wide_asan $SW"
 same "long option spellings" "sancov -symbolize -demangle=0 -skip-dead-files=0 cpp_asan $SC" \
 	"$U symbolize --no-demangle --no-skip-dead-files cpp_asan $SC"
 printf 'fun:main\nsrc:*lib.c\n' >bl.txt

@@ -210,6 +210,30 @@ else
 	bad "odd.c: build and run" "$(tail -3 odd.log | tr '\n' ' ')"
 fi
 
+# ---- a function split into hot and cold parts (gcc -O2) ---------------
+# check's path to the cold die() is check.cold in .text.unlikely, below
+# check: its DWARF ranges come hot part first, out of address order.
+# The cold part's line counts when it ran, and only then; the hot
+# lines after it do not.
+cp "$TOP"/tests/lines/split.c .
+for inl in 0 1; do
+	n=split-$inl
+	if ! UKCOV_INLINE=$inl UKCOV_CC=gcc "$CCW" -O2 split.c -o $n >$n.log 2>&1; then
+		bad "$n: build" "$(tail -3 $n.log | tr '\n' ' ')"
+		continue
+	fi
+	nm $n | grep -q ' check\.cold$' || bad "$n: fixture" "gcc made no check.cold"
+	for a in 1:0 42:2; do
+		"$U" run -o $n-${a%:*}.dump -- ./$n ${a%:*} >/dev/null 2>>$n.log
+		same "$n ${a%:*}: exit status" "${a#*:}" "$?"
+		"$U" lcov $n $n-${a%:*}.dump >$n-${a%:*}.info 2>>$n.log || bad "$n ${a%:*}: lcov" "$(tail -2 $n.log)"
+	done
+	got=$(for a in 1 42; do record $n-$a split.c | tr ' ' '\n' | grep -E '^DA:(1[4-9]|20),' | tr '\n' ' '; echo; done)
+	same "$n: the lines of a hot and cold function (UKCOV_INLINE=$inl)" \
+		"DA:14,1 DA:15,1 DA:16,0 DA:17,1 DA:19,1 DA:20,1 
+DA:14,1 DA:15,1 DA:16,1 DA:17,0 DA:19,0 DA:20,0 " "$got"
+done
+
 # ---- the sancov-compatible commands keep sancov's model -----------------
 # covered-functions lists each function at the line of its first point,
 # inlined frames under their own names and files (sancov

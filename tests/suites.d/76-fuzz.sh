@@ -180,6 +180,15 @@ n=$(ls corp | wc -l)
 if [ "$n" -ge 2 ] && [ $bad_names -eq 0 ]; then ok "corpus: $n new inputs in the first directory, named by SHA-1"; else
 	bad "corpus directory" "$n files, names ok: $((1 - bad_names))"; fi
 
+# The corpus's first input gets its hints job too: one 4-byte seed
+# reaches m4's comparison, and the hint solves it at once (random
+# mutation does not, in 2000 executions).
+mkdir one && printf AAAA >one/seed
+"$U" fuzz -seed=1 -runs=2000 -artifact_prefix=one- one -- ./m4-gcc >/dev/null 2>one.log
+n=$(execs one.log)
+if [ -n "$n" ] && [ "$n" -le 8 ]; then ok "a lone seed is hinted: m4 solved after $n executions"; else
+	bad "a lone seed is hinted" "${n:-not solved}: $(tail -2 one.log | tr '\n' ' ')"; fi
+
 # Deduplication: five crashing inputs at three sites (abort, NULL
 # write, stack overflow) give three files; the others are reported as
 # duplicates.  The overflow's stack was recorded (on the handler's own
