@@ -156,6 +156,56 @@ static void t_forged_bytes(const struct kc *k)
 		    "a buffer larger than the file holds");
 }
 
+/* (a) entries forged after a second remote enable: a feeder that
+ * mapped the buffer for the first generation checks the block again
+ * for the second (lib/remote.c proxy_refresh), refuses it and says so
+ * once; neither of its sections after that lands in the buffer, and
+ * it exits cleanly.  A refused refresh once handed out the proxy
+ * anyway, without taking its reference. */
+static void t_forged_new_generation(const struct kc *k)
+{
+	uint64_t *buf, h = H(3);
+	int fd = kc_setup(k, KC_ENTRIES, &buf);
+	char msg[1024], want[512];
+	struct peer f;
+
+	CHECK_OK(remote_enable(k, fd, KC_ENTRIES, h));
+	capture_stderr_begin();
+	if (peer_fork(&f) == 0) {
+		ukcov_remote_start(h);
+		call_n(target_leaf, 1);
+		ukcov_remote_stop();
+		peer_tell(&f);
+		peer_wait(&f);
+		for (int i = 0; i < 2; i++) {
+			ukcov_remote_start(h);
+			call_n(target_leaf, 400);
+			ukcov_remote_stop();
+		}
+		_exit(0);
+	}
+	peer_wait(&f);
+	CHECK_EQ(rec_count(buf), 1);
+	kc_disable_ok(k, fd);
+	rec_reset(buf);
+	CHECK_OK(remote_enable(k, fd, KC_ENTRIES, h));
+	forge_u64(fd, CB_FIELD(entries), 1ULL << 30);
+	peer_tell(&f);
+	expect_exit0(f.pid);
+	capture_stderr_end(msg, sizeof(msg));
+	snprintf(want, sizeof(want),
+		 "ukcov: remote collector of another process (fd %d) not "
+		 "used: a buffer larger than the file holds; this coverage "
+		 "is off\n",
+		 fd);
+	if (strcmp(msg, want) != 0)
+		FAIL("stderr \"%s\", want \"%s\"", msg, want);
+	CHECK_EQ(rec_count(buf), 0);
+	expect_nothing_past(fd, PAGE);
+	forge_u64(fd, CB_FIELD(entries), KC_ENTRIES);
+	kc_disable_ok(k, fd);
+}
+
 /* The owner's own bounds are the copy it checked when it first mapped
  * the buffer: entries forged between two enables does not widen what
  * its thread writes. */
@@ -557,6 +607,7 @@ void register_hostile_tests(void)
 		{ "hostile.forged_entries", t_forged_entries },
 		{ "hostile.forged_entries_double", t_forged_entries_double },
 		{ "hostile.forged_bytes", t_forged_bytes },
+		{ "hostile.forged_new_generation", t_forged_new_generation },
 		{ "hostile.forged_entries_owner", t_forged_entries_owner, 1 },
 		{ "hostile.forged_entries_unique", t_forged_entries_unique, 1 },
 		{ "hostile.exec_forged", t_exec_forged, 1 },
