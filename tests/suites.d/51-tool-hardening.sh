@@ -331,6 +331,21 @@ printf '{"a": 1, ' >key.symcov
 expect ".symcov: the input ends where a key should start" 1 "" \
 	"ukcov: error: key.symcov: invalid JSON at line 1: expected a string key" "$U" symbolize key.symcov
 
+# The JSON trees are freed, a good file's and a broken one's: valgrind
+# finds nothing definitely lost in a merge of both (tools/json.c; only
+# the ASan fuzz build saw such leaks before).
+if command -v valgrind >/dev/null; then
+	(cd "$T" && valgrind -q --leak-check=full --errors-for-leak-kinds=definite \
+		--error-exitcode=99 "$U" merge good.symcov key.symcov) >"$T/vg.out" 2>"$T/vg.err"; r=$?
+	if [ $r = 1 ] && ! grep -q 'definitely lost' "$T/vg.err"; then
+		ok ".symcov: merge of a good and a broken file frees both trees (valgrind)"
+	else
+		bad ".symcov: merge under valgrind" "$T/vg.err"
+	fi
+else
+	echo "# skipped: the .symcov leak check (no valgrind)"
+fi
+
 # A boolean option with another value: a usage error that names it.
 expect "--demangle=maybe: exact message, exit status 2" 2 "" \
 	"ukcov: error: option --demangle=maybe: expected 0 or 1, got 'maybe'" \
