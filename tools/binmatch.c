@@ -58,6 +58,13 @@ void bin_warn(const char *src, const struct dump_module *m,
 			 "another build: build-id %s); pass it on the command "
 			 "line (its %zu PCs %s)", src, id, m->path, m->path,
 			 other, npcs, consequence);
+	} else if (m->build_id_len == 0) {
+		/* Nothing to look for elsewhere (a trace file names its
+		 * modules by path only; a binary linked without a
+		 * build-id): the path alone did not lead to it. */
+		msg_warn("%s: no binary for module %s; pass it on the command "
+			 "line (its %zu PCs %s)",
+			 src, m->path, npcs, consequence);
 	} else {
 		msg_warn("%s: no binary with build-id %s for module %s; pass it "
 			 "on the command line (its %zu PCs %s)", src, id,

@@ -78,6 +78,9 @@ static int parse_points(const char *file, const char *buf, size_t len,
 		pts->mod[pts->n] = (sp - 1 - s == 9 && memcmp(s, "<unknown>", 9) == 0)
 			? -1 : module_index(d, s, (size_t)(sp - 1 - s));
 		pts->off[pts->n] = off;
+		/* The module's points, for the count a warning gives. */
+		if (pts->mod[pts->n] >= 0)
+			pcvec_push(&d->mods[pts->mod[pts->n]].pcs, off);
 		pts->n++;
 		at = (size_t)(nl - buf) + 1;
 	}

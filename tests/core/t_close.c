@@ -47,7 +47,13 @@ static void expect_after_close(const struct kc *k, const uint64_t *buf)
 }
 
 /* The ways an fd stops referring to its descriptor. */
-enum closer { BY_CLOSE, BY_DUP2_OVER, BY_CLOSE_RANGE, BY_CLOSEFROM };
+enum closer {
+	BY_CLOSE,
+	BY_DUP2_OVER,
+	BY_CLOSE_RANGE,
+	BY_CLOSE_RANGE_WIDE,
+	BY_CLOSEFROM
+};
 
 static long close_enabled(void *p)
 {
@@ -76,6 +82,11 @@ static long close_enabled(void *p)
 	case BY_CLOSE_RANGE:
 		CHECK_OK(close_range((unsigned)fd, (unsigned)fd, 0));
 		break;
+	case BY_CLOSE_RANGE_WIDE:
+		/* fd to the top: /dev/null too, and numbers past the
+		 * runtime's fd table, which the range is clamped to. */
+		CHECK_OK(close_range((unsigned)fd, ~0U, 0));
+		break;
 	case BY_CLOSEFROM:
 		closefrom(fd);		/* fd and /dev/null: the highest */
 		break;
@@ -97,6 +108,11 @@ static void t_dup2_over_descriptor(const struct kc *k)
 static void t_close_range(const struct kc *k)
 {
 	on_own_thread(k, close_enabled, BY_CLOSE_RANGE);
+}
+
+static void t_close_range_wide(const struct kc *k)
+{
+	on_own_thread(k, close_enabled, BY_CLOSE_RANGE_WIDE);
 }
 
 static void t_closefrom(const struct kc *k)
@@ -408,6 +424,7 @@ void register_close_tests(void)
 	reg_flavors("close.dup2_over_copy", t_dup2_over_copy, 0);
 	reg_flavors("close.dup2_desc_over_desc", t_dup2_desc_over_desc, 0);
 	reg_flavors("close.close_range", t_close_range, 0);
+	reg_flavors("close.close_range_wide", t_close_range_wide, 0);
 	reg_flavors("close.closefrom", t_closefrom, 0);
 	reg_one("close.closefrom_no_close_range", t_closefrom_no_close_range,
 		FL_LINUX, 1, 0);

@@ -508,6 +508,31 @@ static void t_readers_write_nothing(const struct kc *k)
 	registry_gone();
 }
 
+/* A program whose errno is EINTR (an interrupted call it retried, say)
+ * starts its first section for a collector of another process: the
+ * registry's reads retry on a failed read only, not on a stale errno
+ * (that spun for ever re-reading), the section records, and the
+ * program's errno is as it left it. */
+static void t_stale_eintr(const struct kc *k)
+{
+	uint64_t *buf, h = USB(0x74);
+	int fd = kc_setup(k, KC_ENTRIES, &buf);
+	struct peer f;
+
+	registry_private();
+	CHECK_OK(kc_remote_enable1(k, fd, h));
+	if (peer_fork(&f) == 0) {
+		alarm(20); /* a spin is a failure, not a hang */
+		errno = EINTR;
+		sections(h, target_leaf, 1);
+		_exit(errno == EINTR ? 0 : 8);
+	}
+	expect_exit0(f.pid);
+	expect_only_pcs(buf, 1, (const void *)target_leaf);
+	kc_disable_ok(k, fd);
+	registry_gone();
+}
+
 /* A section whose lookup meets a writer at work (seq odd) waits for it
  * and records: one section, no retry of the feeder's own.  The parent
  * plays the writer, ending its work 5 ms after the feeder starts; the
@@ -950,6 +975,7 @@ void register_registry_tests(void)
 		  t_remote_modules_created_private, FL_LINUX, 0 },
 		{ "registry.readers_write_nothing", t_readers_write_nothing,
 		  FL_LINUX, 0 },
+		{ "registry.stale_eintr", t_stale_eintr, FL_LINUX, 0 },
 		{ "registry.section_waits_for_writer",
 		  t_section_waits_for_writer, FL_LINUX, 0 },
 		{ "registry.xdg_not_mine", t_xdg_not_mine, FL_LINUX, 0 },

@@ -969,6 +969,19 @@ for c in "caller-callee.1.sancov:3 lines, not pairs of lines" \
     rc=$?
     if [ $rc -eq 1 ] && [ ! -s "$X/got" ] && grep -qF "$want" "$X/err"; then ok "ukcov-trace-bad-$f"; else bad "ukcov-trace-bad-$f" "rc $rc $(cat "$X/err")"; fi
 done
+# Offsets of one hex digit, a module by path only that is gone, and
+# <unknown>: printed as they are, and the warning counts the module's
+# points (it said "build-id -" and "its 0 PCs").
+printf 'gone.out 0x5\n<unknown> 0x7\ngone.out 0x10\n' >"$X/trace-points.3.sancov"
+(cd "$X" && "$U" trace trace-points.3.sancov) >"$X/got" 2>"$X/err"
+rc=$?
+if [ $rc -eq 0 ] && [ "$(cat "$X/got")" = "0 gone.out+0x5
+1 0x7
+2 gone.out+0x10" ] && [ "$(cat "$X/err")" = "ukcov: warning: trace-points.3.sancov: no binary for module gone.out; pass it on the command line (its 2 PCs are printed without symbols)" ]; then
+    ok "ukcov-trace-short-offsets-module-gone"
+else
+    bad "ukcov-trace-short-offsets-module-gone" "rc $rc $(cat "$X/got" "$X/err" | tr '\n' '|')"
+fi
 # Hostile coverage_dir: the trace files are created like the others.
 v=bb-gcc-trace-pc
 if [ -x "$X/$v" ]; then

@@ -290,6 +290,17 @@ usage "no harness" "ukcov fuzz: no harness: put it after '--' (see ukcov fuzz -h
 printf 'kw="unterminated\n' >bad.dict
 usage "bad dictionary" "ukcov fuzz: -dict: bad.dict:1: not name=\"value\"" -dict=bad.dict -- ./m4-gcc
 
+# A harness that returns with errno EINTR (tests/fuzz/meintr.c): every
+# input's status word is written once, 300 runs end normally, exit 0.
+build gcc meintr || bad "gcc: meintr builds" "ukcov-cc failed"
+timeout 60 "$U" fuzz -seed=1 -runs=300 -- ./meintr-gcc >/dev/null 2>eintr.log
+rc=$?
+if [ $rc -eq 0 ] && grep -q '^Done 300 runs' eintr.log; then
+	ok "a harness that leaves errno EINTR: 300 runs, exit 0"
+else
+	bad "harness leaving errno EINTR" "rc $rc: $(tail -2 eintr.log | tr '\n' ' ')"
+fi
+
 # A harness that closes the executor's pipes and blocks: a timeout-
 # after -timeout, not a fuzzer waiting forever (timeout(1) bounds it).
 mkdir cx && printf X >cx/1
