@@ -89,6 +89,13 @@ if [ "${CROSS%%-*}" = aarch64 ]; then
 else
     TCALL=call TCALL_LEN=5
 fi
+# sigchld_ignored CMD...: CMD started with SIGCHLD ignored, as a parent
+# that ignores it leaves it across exec.
+sigchld_ignored() {
+    python3 -c 'import os, signal, sys
+signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+os.execvp(sys.argv[1], sys.argv[1:])' "$@"
+}
 # until_true SECONDS CMD...: poll CMD every 0.1 s until it succeeds,
 # for at most SECONDS of wall time (a poll that itself times out counts).
 until_true() {

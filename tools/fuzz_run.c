@@ -93,6 +93,7 @@ static void exec_child(const struct fz_exec *e, int ctl_r, int st_w)
 	fcntl(e->shm_fd, F_SETFD, 0);
 	snprintf(env, sizeof(env), "%d,%d,%d", ctl_r, st_w, e->shm_fd);
 	setenv(UKFZ_ENV, env, 1);
+	children_restore();
 	execvp(e->argv[0], e->argv);
 	fprintf(stderr, "ukcov fuzz: %s: %s\n", e->argv[0], strerror(errno));
 	_exit(127);

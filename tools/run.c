@@ -388,6 +388,7 @@ static void tree_setenv(const struct session *s)
 
 static void child(struct session *s, char **argv)
 {
+	children_restore();
 	setenv("UKCOV_MODULES", s->modules, 1);
 	if (s->remote) {
 		char v[32];

@@ -361,6 +361,7 @@ int main(int argc, char **argv)
 	const struct command *cmd = NULL;
 	int r;
 
+	children_waitable();
 	if (argc > 1 && !strcmp(argv[1], "fuzz"))	/* libFuzzer's flags */
 		return cmd_fuzz_main(argc - 1, argv + 1);
 	set_defaults(&o);

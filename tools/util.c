@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -458,4 +459,30 @@ void sb_free(struct strbuf *sb)
 	free(sb->s);
 	sb->s = NULL;
 	sb->n = sb->cap = 0;
+}
+
+/*
+ * SIGCHLD ignored survives exec (POSIX): a tool started by a parent
+ * that ignores it would have its children reaped by the kernel, and
+ * every waitpid would fail with ECHILD: `ukcov run` lost the program's
+ * exit status and wrote no dump, `ukcov fuzz` took a crash for an exit
+ * with status 0.  The tool waits for its children, so it takes the
+ * default back; the program it runs gets what the tool was given.
+ */
+static bool sigchld_ignored;
+
+void children_waitable(void)
+{
+	struct sigaction sa;
+
+	if (sigaction(SIGCHLD, NULL, &sa) == 0 && sa.sa_handler == SIG_IGN) {
+		sigchld_ignored = true;
+		signal(SIGCHLD, SIG_DFL);
+	}
+}
+
+void children_restore(void)
+{
+	if (sigchld_ignored)
+		signal(SIGCHLD, SIG_IGN);
 }

@@ -92,4 +92,11 @@ void sb_printf(struct strbuf *sb, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void sb_free(struct strbuf *sb);
 
+/* SIGCHLD taken back to its default if the tool was started with it
+ * ignored, so that waitpid sees the children; children_restore(), in a
+ * forked child before it execs, gives the program the disposition the
+ * tool was started with. */
+void children_waitable(void);
+void children_restore(void);
+
 #endif

@@ -16,6 +16,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <spawn.h>
@@ -201,19 +202,24 @@ static int afl_link_args(char **args, int n, const char *libdir, int afl,
 }
 
 /* What "cc -dumpmachine" prints starts with x86_64: the plugins' only
- * target.  Any failure is a no. */
+ * target.  Any failure is a no.  SIGCHLD is at its default meanwhile:
+ * ignored (inherited across exec from a parent that ignores it), the
+ * kernel would reap the probe, waitpid would fail, and the build would
+ * lose its inline instrumentation without a word. */
 static int dumps_x86_64(const char *cc)
 {
 	char *const argv[] = { (char *)cc, "-dumpmachine", NULL };
 	extern char **environ;
 	char out[64] = "";
 	posix_spawn_file_actions_t fa;
+	struct sigaction dfl = { .sa_handler = SIG_DFL }, old;
 	int p[2], st, ok = 0;
 	ssize_t got;
 	pid_t pid;
 
 	if (pipe(p) != 0)
 		return 0;
+	sigaction(SIGCHLD, &dfl, &old);
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, p[1], 1);
 	posix_spawn_file_actions_addclose(&fa, p[0]);
@@ -227,6 +233,7 @@ static int dumps_x86_64(const char *cc)
 		     WEXITSTATUS(st) == 0 && !strncmp(out, "x86_64-", 7);
 	}
 	posix_spawn_file_actions_destroy(&fa);
+	sigaction(SIGCHLD, &old, NULL);
 	close(p[0]);
 	if (p[1] >= 0)
 		close(p[1]);

@@ -49,6 +49,24 @@ printf 'ukcov-dump 1\nmode pc\nmodule 0 - 0 0 10 /z.so\nmodule 1 aaaa 0 0 10 /y.
 "$U" merge -o rab.dump ra.dump rb.dump
 same_file "merge: a module renamed by the union is matched by its new path" rab.expected rab.dump
 
+# ---- run started with SIGCHLD ignored ------------------
+# The kernel then reaps the children itself and waitpid fails: run said
+# "waitpid: No child processes", lost the exit status and wrote no
+# dump.  It takes the default back for itself; the program gets SIGCHLD
+# ignored, as run was given it (exit status 3 says so).
+printf '%s\n' '#include <signal.h>' 'int main(void)' '{' \
+	'	struct sigaction sa;' '' '	sigaction(SIGCHLD, 0, &sa);' \
+	'	return sa.sa_handler == SIG_IGN ? 3 : 4;' '}' >sigign.c
+"$CCW" -O1 sigign.c -o sigign
+sigchld_ignored "$U" run -o sigign.dump -- ./sigign 2>sigign.err
+rc=$?
+if [ $rc = 3 ] && grep -q '^ukcov: ./sigign exited with status 3; [1-9][0-9]* records, 0 dropped$' sigign.err &&
+	[ "$("$U" print sigign.dump | wc -l)" -gt 0 ]; then
+	ok "run with SIGCHLD ignored: the exit status, the dump, the program's SIGCHLD as given"
+else
+	bad "run with SIGCHLD ignored" "rc $rc: $(tr '\n' ' ' <sigign.err)"
+fi
+
 # ---- run with a long $TMPDIR --------------------------
 # The temporary files' names were cut to 40 bytes of $TMPDIR: a longer
 # one failed, or the files landed in the directory its prefix names.

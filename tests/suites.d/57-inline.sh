@@ -94,6 +94,16 @@ for cc in clang gcc; do
 	done
 done
 
+# Started with SIGCHLD ignored (a parent's, kept across exec), the
+# default is still the plugin: the wrapper's "cc -dumpmachine" probe
+# was reaped by the kernel, its waitpid failed, and the build fell
+# back to calls without a word.
+for cc in gcc clang; do
+	check "$cc default, SIGCHLD ignored: still inline" sh -c \
+		". '$TOP/tests/lib.sh' && UKCOV_CC=$cc sigchld_ignored '$CCW' -O2 -c '$SRC/dlib.c' -o ign-$cc.o &&
+		 ! objdump -dr ign-$cc.o | grep -q __sanitizer_cov_trace_pc && readelf -SW ign-$cc.o | grep -q __ukcov_pcs"
+done
+
 # UKCOV_INLINE=1 insists: a wrapper installed without its plugins, and
 # the modes the plugin does not have, fail with one line.
 mkdir -p bare/bin && cp "$CCW" bare/bin/ukcov-cc

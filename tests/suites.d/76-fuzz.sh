@@ -301,6 +301,16 @@ else
 	bad "harness leaving errno EINTR" "rc $rc: $(tail -2 eintr.log | tr '\n' ' ')"
 fi
 
+# Started with SIGCHLD ignored, the executor's death is still seen as
+# what it was: it was taken for an exit with status 0.
+sigchld_ignored "$U" fuzz -seed=1 -runs=2000 -artifact_prefix=ign- -- ./m4-gcc >/dev/null 2>ign.log
+rc=$?
+if [ $rc -eq 1 ] && grep -q 'deadly signal 6' ign.log && ! grep -q 'exited with 0' ign.log; then
+	ok "SIGCHLD ignored: a crash is still a deadly signal 6"
+else
+	bad "SIGCHLD ignored" "rc $rc: $(grep ERROR ign.log | head -2 | tr '\n' ' ')"
+fi
+
 # A harness that closes the executor's pipes and blocks: a timeout-
 # after -timeout, not a fuzzer waiting forever (timeout(1) bounds it).
 mkdir cx && printf X >cx/1
