@@ -134,6 +134,13 @@ same "user ignorelist" "sancov -covered-functions -blacklist=bl.txt prog_asan $S
 printf 'fun:main  \r\nsrc:*lib.c \r\n' >blcr.txt
 same "user ignorelist with CRLF and trailing blanks" "sancov -covered-functions -blacklist=bl.txt prog_asan $S1" \
 	"timeout 10 $U covered-functions --ignorelist blcr.txt prog_asan $S1"
+# Sections: only [sancov]'s entries apply (LLVM SpecialCaseList).
+printf '[other]\nfun:main\n[sancov]\nsrc:*lib.c\n' >blsec.txt
+same "user ignorelist with sections" "sancov -covered-functions -blacklist=blsec.txt prog_asan $S1" \
+	"$U covered-functions --ignorelist blsec.txt prog_asan $S1"
+[ "$(cat "$T/a")" != "$(cd "$T" && sancov -covered-functions prog_asan "$S1")" ] &&
+	[ "$(grep -c main "$T/a")" -ge 1 ] && ok "fixture: the [sancov] section drops lib.c, the other keeps main" ||
+	bad "fixture: sections" "$T/a"
 sancov -symbolize prog_asan "$S1" >s1.symcov 2>/dev/null
 same "re-serialize a .symcov" "sancov -merge s1.symcov 2>/dev/null" "$U merge s1.symcov"
 same "functions of a .symcov" "sancov -not-covered-functions s1.symcov 2>/dev/null" "$U not-covered-functions s1.symcov"
