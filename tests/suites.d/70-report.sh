@@ -243,6 +243,8 @@ EOF
 t=$(awk '{print $2}' "$T/to")
 [ -n "$t" ] && [ "$t" -ge 4 ] && [ "$t" -le 8 ] && ok "an idle connection times out (${t}s)" || bad "connection timeout" "$(cat "$T/to")"
 port=${URL##*:}; port=${port%/}
+expect "serve without inputs: a usage error, exit 2" 2 "ukcov: error: missing inputs (see ukcov --help)" \
+	"$U" serve --port 0
 expect "a port in use: a clear error, exit 1" 1 "ukcov: error: serve: cannot listen on 127.0.0.1 port $port: Address already in use" \
 	"$U" serve --port "$port" g1.dump prog_gcc
 expect "--bind to a non-loopback address warns" 1 "ukcov: warning: serving on 192.0.2.1, not a loopback address: whoever reaches it reads the report and the sources under --source-root
