@@ -246,13 +246,13 @@ static void close_capstone(struct sweep *sw)
 
 /* Length of the instruction at p: the table decoder first, capstone for
  * what it does not model (x86len.h).  0: capstone rejects the byte (or
- * is not available: sw->failed). */
+ * is not available: sw->failed, and then not tried again). */
 static unsigned insn_length(struct sweep *sw, const uint8_t *p, size_t left,
 			    uint64_t a)
 {
 	unsigned n = sw->capstone_only ? 0 : x86len(p, left);
 
-	if (n == 0 && (sw->insn || open_capstone(sw)) &&
+	if (n == 0 && !sw->failed && (sw->insn || open_capstone(sw)) &&
 	    capstone.disasm_iter(sw->cs, &p, &left, &a, sw->insn))
 		n = sw->insn->size;
 	return n;
@@ -270,9 +270,7 @@ struct x86_decoder *x86_decoder_new(void)
 unsigned x86_decoder_len(struct x86_decoder *d, const uint8_t *p, size_t avail,
 			 uint64_t addr)
 {
-	/* A capstone that cannot be had is not asked again. */
-	return d->sw.failed ? x86len(p, avail)
-			    : insn_length(&d->sw, p, avail, addr);
+	return insn_length(&d->sw, p, avail, addr);
 }
 
 void x86_decoder_free(struct x86_decoder *d)

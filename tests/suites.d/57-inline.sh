@@ -99,9 +99,9 @@ done
 # was reaped by the kernel, its waitpid failed, and the build fell
 # back to calls without a word.
 for cc in gcc clang; do
+	UKCOV_CC=$cc sigchld_ignored "$CCW" -O2 -c "$SRC/dlib.c" -o ign-$cc.o
 	check "$cc default, SIGCHLD ignored: still inline" sh -c \
-		". '$TOP/tests/lib.sh' && UKCOV_CC=$cc sigchld_ignored '$CCW' -O2 -c '$SRC/dlib.c' -o ign-$cc.o &&
-		 ! objdump -dr ign-$cc.o | grep -q __sanitizer_cov_trace_pc && readelf -SW ign-$cc.o | grep -q __ukcov_pcs"
+		"! objdump -dr ign-$cc.o | grep -q __sanitizer_cov_trace_pc && readelf -SW ign-$cc.o | grep -q __ukcov_pcs"
 done
 
 # UKCOV_INLINE=1 insists: a wrapper installed without its plugins, and
